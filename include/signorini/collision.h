@@ -1,0 +1,44 @@
+/* Collision detection for a whole scene: uniform-grid broad phase, then the narrow phase on each
+ * candidate pair. Output is sorted by (gid_a, gid_b, feature), so it does not depend on the order
+ * bodies are stored in, nor on the number of ranks. */
+#ifndef SIGNORINI_COLLISION_H
+#define SIGNORINI_COLLISION_H
+#include "signorini/geometry.h"
+#include "signorini/scene.h"
+
+typedef struct {
+  int a, b;            /* local body indices; the normal points from b toward a */
+  int64_t gid_a, gid_b;
+  sg_contact_point cp; /* point, normal, gap, feature */
+} sg_contact;
+
+typedef struct {
+  int n, cap;
+  sg_contact *c;
+} sg_contacts;
+
+void sg_contacts_destroy(sg_contacts *c);
+/* Ordering that defines a contact's identity across steps. */
+int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y);
+
+/* Candidate pairs (i, j) whose bounding spheres, grown by margin, overlap. Uses a uniform grid
+ * sized on the typical body; bodies much larger than a cell (walls, planes) are tested against
+ * all others through their bounding boxes. Pairs of two fixed bodies are skipped. */
+typedef struct {
+  int n, cap;
+  int *pairs;          /* [n][2] */
+  /* grid work arrays */
+  int cell_cap, *cell_start, *order, *big, n_big, body_cap;
+  int64_t *cell_key;
+} sg_broadphase;
+
+sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin);
+void sg_broadphase_destroy(sg_broadphase *bp);
+
+/* World placement of body i (R from its quaternion). */
+void sg_scene_geom(const sg_scene *s, int i, sg_geom *g);
+
+/* Broad + narrow phase: all contacts with gap < margin. */
+sg_err sg_find_contacts(const sg_scene *s, double margin, sg_broadphase *bp, sg_contacts *out);
+
+#endif

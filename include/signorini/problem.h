@@ -1,0 +1,67 @@
+/* The solver-independent problem of paper 002 eqs. (8), (29)-(31):
+ *   A_j vhat_j = b_j + sum_i J_ij^T lambda_i   for every subsystem j,
+ *   (J vhat, lambda) in S_c                    per constraint i (hard (3), soft (4), contact (5)),
+ * with SPD blocks A_j, and each constraint's Jacobian split body-wise into blocks J_ij, one per
+ * subsystem it touches (|Z_i| of them). Contact rows are ordered normal, tangent 1, tangent 2.
+ * Every solver consumes this and nothing else; FCLIB problems are converted into it. */
+#ifndef SIGNORINI_PROBLEM_H
+#define SIGNORINI_PROBLEM_H
+#include <stdint.h>
+#include "signorini/error.h"
+
+typedef enum { SG_CON_HARD = 0, SG_CON_SOFT = 1, SG_CON_CONTACT = 2 } sg_con_kind;
+
+static inline int sg_con_rows(int kind) { return kind == SG_CON_CONTACT ? 3 : 1; }
+
+typedef struct {
+  /* subsystems */
+  int n_sub;
+  int *sub_dof;     /* [n_sub] */
+  int *sub_off;     /* [n_sub + 1] offsets into v and b */
+  int *sub_aoff;    /* [n_sub + 1] offsets into A (dof * dof entries each) */
+  double *A;        /* SPD blocks, row-major */
+  double *b;
+  int64_t *sub_gid; /* global id of each subsystem (its body) */
+  /* constraints */
+  int n_con;
+  int *kind;        /* sg_con_kind */
+  int *con_row;     /* [n_con + 1] offsets into e and lambda */
+  double *e;        /* error per row (contact: normal row carries the gap term, tangents 0) */
+  double *mu;       /* [n_con] friction coefficient (contacts) */
+  double *stiff;    /* [n_con] k_i (soft) */
+  double *damp;     /* [n_con] b_i (soft) */
+  int *con_pair;    /* [n_con + 1] offsets into the pair arrays */
+  int *pair_sub;    /* subsystem index of each (constraint, subsystem) pair */
+  int *pair_joff;   /* offset of J_ij (rows x dof, row-major) into J */
+  double *J;
+  /* capacities */
+  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j;
+} sg_problem;
+
+void sg_problem_reset(sg_problem *p);          /* empty, keeps memory */
+void sg_problem_destroy(sg_problem *p);
+static inline int sg_problem_n_v(const sg_problem *p) { return p->sub_off[p->n_sub]; }
+static inline int sg_problem_n_rows(const sg_problem *p) { return p->con_row[p->n_con]; }
+
+/* Append a subsystem with dof unknowns, its SPD block A (dof x dof, row-major) and b. */
+sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const double *b,
+                                int64_t gid, int *index);
+/* Append a constraint touching n_pairs subsystems subs[k] with Jacobian blocks Js[k]
+ * (rows x dof(subs[k]), row-major). e has rows entries. stiff/damp used only for soft rows. */
+sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, double mu, double stiff,
+                                 double damp, int n_pairs, const int *subs, const double *const *Js,
+                                 int *index);
+
+/* Check that every number is finite and every block is well formed. */
+sg_err sg_problem_validate(const sg_problem *p);
+
+/* y = J v (all rows) and x += J^T lambda (all subsystems). */
+void sg_problem_apply_J(const sg_problem *p, const double *v, double *y);
+void sg_problem_apply_JT_add(const sg_problem *p, const double *lambda, double *x);
+
+/* Paper 002 Sec. VII accuracy metric: vhat = A^{-1}(b + J^T lambda), then
+ * z_i = J_i vhat - lambda_i + T(-J_i vhat + lambda_i - e_i) and ||J vhat - z|| / n_contacts
+ * (the 2-norm over all constraint rows; 0 when there are no constraints). */
+sg_err sg_contact_residual(const sg_problem *p, const double *lambda, double *residual);
+
+#endif

@@ -1,0 +1,108 @@
+/* Quaternion integration, world inertia, dense Cholesky. */
+#include <string.h>
+#include "signorini/la.h"
+
+void quat_from_axis_angle(double *q, const double *axis, double angle) {
+  double s = sin(0.5 * angle);
+  q[0] = cos(0.5 * angle);
+  q[1] = axis[0] * s;
+  q[2] = axis[1] * s;
+  q[3] = axis[2] * s;
+}
+
+void quat_integrate(double *q, const double *w, double dt) {
+  /* Exponential map of the rotation vector w dt (world frame, so it multiplies from the left);
+   * exact for constant w and free of the first-order drift of q += dt/2 [0,w] q. */
+  double phi[3] = {w[0] * dt, w[1] * dt, w[2] * dt};
+  double angle = v3_norm(phi);
+  double dq[4];
+  if (angle < 1e-12) {
+    dq[0] = 1.0; dq[1] = 0.5 * phi[0]; dq[2] = 0.5 * phi[1]; dq[3] = 0.5 * phi[2];
+  } else {
+    double axis[3] = {phi[0] / angle, phi[1] / angle, phi[2] / angle};
+    quat_from_axis_angle(dq, axis, angle);
+  }
+  double out[4];
+  quat_mul(out, dq, q);
+  memcpy(q, out, sizeof out);
+  quat_normalize(q);
+}
+
+static void rotate_diag(double *O, const double *R, const double *d) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      O[3 * i + j] = R[3 * i + 0] * d[0] * R[3 * j + 0] + R[3 * i + 1] * d[1] * R[3 * j + 1] +
+                     R[3 * i + 2] * d[2] * R[3 * j + 2];
+}
+
+void inertia_world(double *Iw, const double *R, const double *Ibody) { rotate_diag(Iw, R, Ibody); }
+
+void inertia_world_inv(double *Iw_inv, const double *R, const double *Ibody) {
+  double inv[3] = {1.0 / Ibody[0], 1.0 / Ibody[1], 1.0 / Ibody[2]};
+  rotate_diag(Iw_inv, R, inv);
+}
+
+sg_err chol_factor(int n, const double *A, double *L) {
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j <= i; ++j) {
+      double s = A[i * n + j];
+      for (int k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
+      if (i == j) {
+        if (!(s > 0.0)) return sg_error_set(SG_ERR_NUMERIC, "matrix not positive definite (pivot %d = %g)", i, s);
+        L[i * n + i] = sqrt(s);
+      } else {
+        L[i * n + j] = s / L[j * n + j];
+      }
+    }
+    for (int j = i + 1; j < n; ++j) L[i * n + j] = 0.0;
+  }
+  return SG_OK;
+}
+
+void chol_solve(int n, const double *L, const double *b, double *x) {
+  for (int i = 0; i < n; ++i) {
+    double s = b[i];
+    for (int k = 0; k < i; ++k) s -= L[i * n + k] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    double s = x[i];
+    for (int k = i + 1; k < n; ++k) s -= L[k * n + i] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+}
+
+/* 6x6 versions: same algorithm with a constant size so the compiler unrolls it. The diagonal is
+ * stored inverted in L to replace divisions by multiplications in the solve (the hot path). */
+sg_err chol6_factor(const double *A, double *L) {
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j <= i; ++j) {
+      double s = A[i * 6 + j];
+      for (int k = 0; k < j; ++k) s -= L[i * 6 + k] * L[j * 6 + k];
+      if (i == j) {
+        if (!(s > 0.0)) return sg_error_set(SG_ERR_NUMERIC, "6x6 block not positive definite (pivot %d = %g)", i, s);
+        L[i * 6 + i] = sqrt(s);
+      } else {
+        L[i * 6 + j] = s / L[j * 6 + j];
+      }
+    }
+    for (int j = i + 1; j < 6; ++j) L[i * 6 + j] = 0.0;
+  }
+  for (int i = 0; i < 6; ++i) L[i * 7] = 1.0 / L[i * 7];
+  return SG_OK;
+}
+
+void chol6_solve(const double *L, const double *b, double *x) {
+  double y[6];
+  for (int i = 0; i < 6; ++i) {
+    double s = b[i];
+    for (int k = 0; k < i; ++k) s -= L[i * 6 + k] * y[k];
+    y[i] = s * L[i * 7];
+  }
+  for (int i = 5; i >= 0; --i) {
+    double s = y[i];
+    for (int k = i + 1; k < 6; ++k) s -= L[k * 6 + i] * y[k];
+    y[i] = s * L[i * 7];
+  }
+  for (int i = 0; i < 6; ++i) x[i] = y[i];
+}

@@ -1,0 +1,196 @@
+/* Scene storage, mass properties and validation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/la.h"
+#include "signorini/scene.h"
+
+const char *sg_shape_name(int shape) {
+  static const char *names[SG_SHAPE_COUNT] = {"sphere", "box", "capsule", "plane"};
+  return (shape >= 0 && shape < SG_SHAPE_COUNT) ? names[shape] : "unknown";
+}
+
+#define GROW(field, per)                                                                      \
+  do {                                                                                        \
+    void *p_ = realloc(s->field, (size_t)cap * (per) * sizeof(*s->field));                    \
+    if (!p_) return sg_error_set(SG_ERR_MEM, "out of memory for %d bodies (" #field ")", cap); \
+    s->field = p_;                                                                            \
+  } while (0)
+
+sg_err sg_scene_reserve(sg_scene *s, int cap) {
+  if (cap <= s->cap) return SG_OK;
+  GROW(gid, 1); GROW(shape, 1); GROW(size, 3); GROW(material, 1); GROW(fixed, 1);
+  GROW(density, 1); GROW(mass, 1); GROW(inertia, 3); GROW(pos, 3); GROW(quat, 4); GROW(vel, 6);
+  s->cap = cap;
+  return SG_OK;
+}
+
+sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials) {
+  memset(s, 0, sizeof *s);
+  if (n_materials < 1) n_materials = 1;
+  SG_CHECK(sg_scene_reserve(s, n_bodies > 0 ? n_bodies : 16));
+  s->n_materials = n_materials;
+  SG_ALLOC(s->friction, n_materials * n_materials);
+  s->gravity[2] = -9.81;
+  return SG_OK;
+}
+
+void sg_scene_destroy(sg_scene *s) {
+  free(s->gid); free(s->shape); free(s->size); free(s->material); free(s->fixed);
+  free(s->density); free(s->mass); free(s->inertia); free(s->pos); free(s->quat); free(s->vel);
+  free(s->friction);
+  memset(s, 0, sizeof *s);
+}
+
+sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int material, int fixed,
+                         double density, const double pos[3], const double quat[4],
+                         const double vel[6], int *index) {
+  if (s->n == s->cap) SG_CHECK(sg_scene_reserve(s, s->cap > 0 ? 2 * s->cap : 16));
+  int i = s->n++;
+  static const double qid[4] = {1, 0, 0, 0}, vz[6] = {0};
+  s->gid[i] = i;
+  s->shape[i] = shape;
+  memcpy(s->size + 3 * i, size, 3 * sizeof(double));
+  s->material[i] = material;
+  s->fixed[i] = (unsigned char)(fixed ? 1 : 0);
+  s->density[i] = density;
+  memcpy(s->pos + 3 * i, pos, 3 * sizeof(double));
+  memcpy(s->quat + 4 * i, quat ? quat : qid, 4 * sizeof(double));
+  memcpy(s->vel + 6 * i, vel ? vel : vz, 6 * sizeof(double));
+  s->mass[i] = 0;
+  memset(s->inertia + 3 * i, 0, 3 * sizeof(double));
+  if (index) *index = i;
+  return SG_OK;
+}
+
+sg_err sg_scene_update_mass(sg_scene *s) {
+  for (int i = 0; i < s->n; ++i) {
+    double *I = s->inertia + 3 * i;
+    const double *d = s->size + 3 * i;
+    if (s->fixed[i]) {
+      s->mass[i] = 0;
+      I[0] = I[1] = I[2] = 0;
+      continue;
+    }
+    double rho = s->density[i], m;
+    switch (s->shape[i]) {
+      case SG_SHAPE_SPHERE: {
+        double r = d[0];
+        m = rho * 4.0 / 3.0 * M_PI * r * r * r;
+        I[0] = I[1] = I[2] = 0.4 * m * r * r;
+        break;
+      }
+      case SG_SHAPE_BOX: {
+        double a = 2 * d[0], b = 2 * d[1], c = 2 * d[2];
+        m = rho * a * b * c;
+        I[0] = m * (b * b + c * c) / 12.0;
+        I[1] = m * (a * a + c * c) / 12.0;
+        I[2] = m * (a * a + b * b) / 12.0;
+        break;
+      }
+      case SG_SHAPE_CAPSULE: {
+        /* cylinder of length 2h plus two hemispheres (a sphere), axis along local z */
+        double r = d[0], h = d[1], L = 2 * h;
+        double mc = rho * M_PI * r * r * L, ms = rho * 4.0 / 3.0 * M_PI * r * r * r;
+        m = mc + ms;
+        double Iz = mc * r * r / 2 + 0.4 * ms * r * r;
+        /* hemisphere centroid at 3r/8 from its flat face; parallel-axis to the capsule centre */
+        double Ixc = mc * (3 * r * r + L * L) / 12.0;
+        double Ixs = 2 * (ms / 2) * (0.4 * r * r - (3 * r / 8) * (3 * r / 8)) +
+                     ms * (h + 3 * r / 8) * (h + 3 * r / 8);
+        I[0] = I[1] = Ixc + Ixs;
+        I[2] = Iz;
+        break;
+      }
+      default:
+        return sg_error_set(SG_ERR_FORMAT, "body %lld: shape %s cannot move (it must be fixed)",
+                            (long long)s->gid[i], sg_shape_name(s->shape[i]));
+    }
+    s->mass[i] = m;
+  }
+  return SG_OK;
+}
+
+static int finite_all(const double *x, int n) {
+  for (int k = 0; k < n; ++k)
+    if (!isfinite(x[k])) return 0;
+  return 1;
+}
+
+sg_err sg_scene_validate(const sg_scene *s, const char *where) {
+  if (!finite_all(s->gravity, 3)) return sg_error_set(SG_ERR_FORMAT, "gravity is not finite (%s)", where);
+  if (s->n_materials < 1) return sg_error_set(SG_ERR_FORMAT, "no materials (%s)", where);
+  for (int a = 0; a < s->n_materials; ++a)
+    for (int b = 0; b < s->n_materials; ++b) {
+      double f = s->friction[a * s->n_materials + b];
+      if (!isfinite(f) || f < 0)
+        return sg_error_set(SG_ERR_FORMAT, "friction[%d][%d] = %g is not a finite non-negative number (%s)", a, b, f, where);
+      if (f != s->friction[b * s->n_materials + a])
+        return sg_error_set(SG_ERR_FORMAT, "friction table is not symmetric at [%d][%d] (%s)", a, b, where);
+    }
+  for (int i = 0; i < s->n; ++i) {
+    long long id = (long long)s->gid[i];
+    int sh = s->shape[i];
+    if (sh < 0 || sh >= SG_SHAPE_COUNT)
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: unknown shape code %d (%s)", id, sh, where);
+    if (!finite_all(s->size + 3 * i, 3) || !finite_all(s->pos + 3 * i, 3) ||
+        !finite_all(s->quat + 4 * i, 4) || !finite_all(s->vel + 6 * i, 6) || !isfinite(s->density[i]))
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: NaN or Inf in its data (%s)", id, where);
+    const double *d = s->size + 3 * i;
+    int nsize = sh == SG_SHAPE_SPHERE ? 1 : sh == SG_SHAPE_BOX ? 3 : sh == SG_SHAPE_CAPSULE ? 2 : 0;
+    for (int k = 0; k < nsize; ++k)
+      if (!(d[k] > 0))
+        return sg_error_set(SG_ERR_FORMAT, "body %lld: %s size[%d] = %g must be positive (%s)", id,
+                            sg_shape_name(sh), k, d[k], where);
+    if (sh == SG_SHAPE_PLANE && !s->fixed[i])
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: a plane must be fixed (%s)", id, where);
+    if (!s->fixed[i] && !(s->density[i] > 0))
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: density %g must be positive (mass would be zero or negative) (%s)",
+                          id, s->density[i], where);
+    if (s->material[i] < 0 || s->material[i] >= s->n_materials)
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: material %d out of range [0, %d) (%s)", id,
+                          s->material[i], s->n_materials, where);
+    const double *q = s->quat + 4 * i;
+    double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (fabs(qn - 1.0) > 1e-6)
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: orientation is not a unit quaternion (norm %g) (%s)", id, qn, where);
+  }
+  return SG_OK;
+}
+
+double sg_scene_friction(const sg_scene *s, int a, int b) {
+  return s->friction[s->material[a] * s->n_materials + s->material[b]];
+}
+
+double sg_body_min_size(const sg_scene *s, int i) {
+  const double *d = s->size + 3 * i;
+  switch (s->shape[i]) {
+    case SG_SHAPE_SPHERE:
+    case SG_SHAPE_CAPSULE: return d[0];
+    case SG_SHAPE_BOX: return fmin(d[0], fmin(d[1], d[2]));
+    default: return INFINITY;
+  }
+}
+
+double sg_body_bounding_radius(const sg_scene *s, int i) {
+  const double *d = s->size + 3 * i;
+  switch (s->shape[i]) {
+    case SG_SHAPE_SPHERE: return d[0];
+    case SG_SHAPE_CAPSULE: return d[0] + d[1];
+    case SG_SHAPE_BOX: return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    default: return INFINITY;
+  }
+}
+
+double sg_scene_kinetic_energy(const sg_scene *s) {
+  double e = 0;
+  for (int i = 0; i < s->n; ++i) {
+    if (s->fixed[i]) continue;
+    const double *v = s->vel + 6 * i, *w = v + 3, *I = s->inertia + 3 * i;
+    double R[9], wb[3];
+    quat_to_mat(R, s->quat + 4 * i);
+    m3t_mul_v(wb, R, w);
+    e += 0.5 * s->mass[i] * v3_dot(v, v) + 0.5 * (I[0] * wb[0] * wb[0] + I[1] * wb[1] * wb[1] + I[2] * wb[2] * wb[2]);
+  }
+  return e;
+}
