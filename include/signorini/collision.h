@@ -26,10 +26,7 @@ int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y);
  * all others through their bounding boxes. Pairs of two fixed bodies are skipped. */
 typedef struct {
   int n, cap;
-  int *pairs;          /* [n][2] */
-  /* grid work arrays */
-  int cell_cap, *cell_start, *order, *big, n_big, body_cap;
-  int64_t *cell_key;
+  int *pairs;          /* [n][2], smaller local index first */
 } sg_broadphase;
 
 sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin);

@@ -12,4 +12,5 @@
 #include "signorini/solver.h"
 #include "signorini/step.h"
 #include "signorini/io.h"
+#include "signorini/assemble.h"
 #endif

@@ -1,0 +1,23 @@
+/* Scene generators: `signorini generate <scenario>`. Each reads its own options. */
+#ifndef SIGNORINI_GENERATE_H
+#define SIGNORINI_GENERATE_H
+#include "signorini/scene.h"
+
+typedef struct {
+  const char *name;
+  const char *description;
+  sg_err (*build)(sg_scene *s); /* reads its options, fills an empty scene */
+} sg_scenario;
+
+const sg_scenario *sg_scenario_find(const char *name);
+void sg_scenario_list(char *buf, int len);
+
+/* Shared pieces. */
+sg_err sg_add_ground(sg_scene *s, int material);                  /* plane z = 0 */
+sg_err sg_add_open_box(sg_scene *s, double half_x, double half_y, double height, double wall,
+                       int material);                             /* floor plane + 4 fixed walls */
+
+sg_err sg_generate_incline(sg_scene *s);
+sg_err sg_generate_stack(sg_scene *s);
+sg_err sg_generate_pile(sg_scene *s);
+#endif

@@ -1,0 +1,52 @@
+/* Whole-scene collision: broad phase pairs, narrow phase per pair, contacts in canonical order. */
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/collision.h"
+#include "signorini/la.h"
+
+void sg_scene_geom(const sg_scene *s, int i, sg_geom *g) {
+  g->shape = s->shape[i];
+  memcpy(g->size, s->size + 3 * i, sizeof g->size);
+  memcpy(g->pos, s->pos + 3 * i, sizeof g->pos);
+  quat_to_mat(g->R, s->quat + 4 * i);
+}
+
+void sg_contacts_destroy(sg_contacts *c) {
+  free(c->c);
+  memset(c, 0, sizeof *c);
+}
+
+int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y) {
+  if (x->gid_a != y->gid_a) return x->gid_a < y->gid_a ? -1 : 1;
+  if (x->gid_b != y->gid_b) return x->gid_b < y->gid_b ? -1 : 1;
+  if (x->cp.feature != y->cp.feature) return x->cp.feature < y->cp.feature ? -1 : 1;
+  return 0;
+}
+
+static int cmp_contact(const void *a, const void *b) { return sg_contact_key_cmp(a, b); }
+
+sg_err sg_find_contacts(const sg_scene *s, double margin, sg_broadphase *bp, sg_contacts *out) {
+  out->n = 0;
+  SG_CHECK(sg_broadphase_pairs(bp, s, margin));
+  for (int k = 0; k < bp->n; ++k) {
+    int i = bp->pairs[2 * k], j = bp->pairs[2 * k + 1];
+    /* canonical roles: A is the body with the smaller global id */
+    if (s->gid[j] < s->gid[i]) { int t = i; i = j; j = t; }
+    sg_geom ga, gb;
+    sg_manifold m;
+    sg_scene_geom(s, i, &ga);
+    sg_scene_geom(s, j, &gb);
+    if (sg_collide(&ga, &gb, margin, &m) <= 0) continue;
+    SG_CHECK(sg_grow((void **)&out->c, &out->cap, out->n + m.n, sizeof *out->c, "contacts"));
+    for (int p = 0; p < m.n; ++p) {
+      sg_contact *c = &out->c[out->n++];
+      c->a = i;
+      c->b = j;
+      c->gid_a = s->gid[i];
+      c->gid_b = s->gid[j];
+      c->cp = m.p[p];
+    }
+  }
+  qsort(out->c, (size_t)out->n, sizeof *out->c, cmp_contact);
+  return SG_OK;
+}

@@ -1,0 +1,164 @@
+/* Building, checking and applying the solver-independent problem (paper 002 (29)-(31)). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/problem.h"
+
+void sg_problem_reset(sg_problem *p) {
+  p->n_sub = 0;
+  p->n_con = 0;
+  if (p->sub_off) p->sub_off[0] = 0;
+  if (p->sub_aoff) p->sub_aoff[0] = 0;
+  if (p->con_row) p->con_row[0] = 0;
+  if (p->con_pair) p->con_pair[0] = 0;
+}
+
+void sg_problem_destroy(sg_problem *p) {
+  free(p->sub_dof); free(p->sub_off); free(p->sub_aoff); free(p->A); free(p->b); free(p->sub_gid);
+  free(p->kind); free(p->con_row); free(p->e); free(p->mu); free(p->stiff); free(p->damp);
+  free(p->con_pair); free(p->pair_sub); free(p->pair_joff); free(p->J);
+  memset(p, 0, sizeof *p);
+}
+
+/* Grow the arrays indexed by subsystem / constraint; offsets arrays carry one extra entry. */
+static sg_err grow_sub(sg_problem *p, int n) {
+  if (n + 1 <= p->cap_sub) return SG_OK;
+  int cap = p->cap_sub, c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->sub_dof, &c2, n + 1, sizeof(int), "subsystems")); c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->sub_off, &c2, n + 1, sizeof(int), "subsystems")); c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->sub_aoff, &c2, n + 1, sizeof(int), "subsystems")); c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->sub_gid, &c2, n + 1, sizeof(int64_t), "subsystems"));
+  p->cap_sub = c2;
+  return SG_OK;
+}
+
+static sg_err grow_con(sg_problem *p, int n) {
+  if (n + 1 <= p->cap_con) return SG_OK;
+  int cap = p->cap_con, c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->kind, &c2, n + 1, sizeof(int), "constraints")); c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->con_row, &c2, n + 1, sizeof(int), "constraints")); c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->mu, &c2, n + 1, sizeof(double), "constraints")); c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->stiff, &c2, n + 1, sizeof(double), "constraints")); c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->damp, &c2, n + 1, sizeof(double), "constraints")); c2 = cap;
+  SG_CHECK(sg_grow((void **)&p->con_pair, &c2, n + 1, sizeof(int), "constraints"));
+  p->cap_con = c2;
+  return SG_OK;
+}
+
+sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const double *b,
+                                int64_t gid, int *index) {
+  if (dof <= 0) return sg_error_set(SG_ERR_ARG, "subsystem with %d unknowns", dof);
+  int j = p->n_sub;
+  SG_CHECK(grow_sub(p, j + 1));
+  if (j == 0) { p->sub_off[0] = 0; p->sub_aoff[0] = 0; }
+  int voff = p->sub_off[j], aoff = p->sub_aoff[j];
+  SG_CHECK(sg_grow((void **)&p->b, &p->cap_v, voff + dof, sizeof(double), "problem vector b"));
+  SG_CHECK(sg_grow((void **)&p->A, &p->cap_a, aoff + dof * dof, sizeof(double), "problem blocks A"));
+  memcpy(p->A + aoff, A, (size_t)dof * dof * sizeof(double));
+  memcpy(p->b + voff, b, (size_t)dof * sizeof(double));
+  p->sub_dof[j] = dof;
+  p->sub_gid[j] = gid;
+  p->sub_off[j + 1] = voff + dof;
+  p->sub_aoff[j + 1] = aoff + dof * dof;
+  p->n_sub = j + 1;
+  if (index) *index = j;
+  return SG_OK;
+}
+
+sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, double mu, double stiff,
+                                 double damp, int n_pairs, const int *subs, const double *const *Js,
+                                 int *index) {
+  if (kind < SG_CON_HARD || kind > SG_CON_CONTACT) return sg_error_set(SG_ERR_ARG, "unknown constraint kind %d", kind);
+  if (n_pairs < 1) return sg_error_set(SG_ERR_ARG, "constraint touching no subsystem");
+  int i = p->n_con, rows = sg_con_rows(kind);
+  SG_CHECK(grow_con(p, i + 1));
+  if (i == 0) { p->con_row[0] = 0; p->con_pair[0] = 0; }
+  int roff = p->con_row[i], poff = p->con_pair[i];
+  int joff = poff > 0 ? p->pair_joff[poff - 1] + sg_con_rows(p->kind[i - 1]) * p->sub_dof[p->pair_sub[poff - 1]] : 0;
+  SG_CHECK(sg_grow((void **)&p->e, &p->cap_row, roff + rows, sizeof(double), "constraint errors"));
+  int cap = p->cap_pair;
+  SG_CHECK(sg_grow((void **)&p->pair_sub, &cap, poff + n_pairs, sizeof(int), "constraint pairs"));
+  cap = p->cap_pair;
+  SG_CHECK(sg_grow((void **)&p->pair_joff, &cap, poff + n_pairs, sizeof(int), "constraint pairs"));
+  p->cap_pair = cap;
+  int need = joff;
+  for (int k = 0; k < n_pairs; ++k) {
+    if (subs[k] < 0 || subs[k] >= p->n_sub) return sg_error_set(SG_ERR_ARG, "constraint %d: subsystem %d out of range", i, subs[k]);
+    need += rows * p->sub_dof[subs[k]];
+  }
+  SG_CHECK(sg_grow((void **)&p->J, &p->cap_j, need, sizeof(double), "Jacobian blocks"));
+  memcpy(p->e + roff, e, (size_t)rows * sizeof(double));
+  for (int k = 0; k < n_pairs; ++k) {
+    int sz = rows * p->sub_dof[subs[k]];
+    p->pair_sub[poff + k] = subs[k];
+    p->pair_joff[poff + k] = joff;
+    memcpy(p->J + joff, Js[k], (size_t)sz * sizeof(double));
+    joff += sz;
+  }
+  p->kind[i] = kind;
+  p->mu[i] = mu;
+  p->stiff[i] = stiff;
+  p->damp[i] = damp;
+  p->con_row[i + 1] = roff + rows;
+  p->con_pair[i + 1] = poff + n_pairs;
+  p->n_con = i + 1;
+  if (index) *index = i;
+  return SG_OK;
+}
+
+static int all_finite(const double *x, int n) {
+  for (int k = 0; k < n; ++k)
+    if (!isfinite(x[k])) return 0;
+  return 1;
+}
+
+sg_err sg_problem_validate(const sg_problem *p) {
+  for (int j = 0; j < p->n_sub; ++j) {
+    int d = p->sub_dof[j];
+    const double *A = p->A + p->sub_aoff[j];
+    if (!all_finite(A, d * d) || !all_finite(p->b + p->sub_off[j], d))
+      return sg_error_set(SG_ERR_NUMERIC, "subsystem %lld: NaN or Inf in A or b", (long long)p->sub_gid[j]);
+    for (int r = 0; r < d; ++r)
+      if (!(A[r * d + r] > 0))
+        return sg_error_set(SG_ERR_NUMERIC, "subsystem %lld: non-positive diagonal in A", (long long)p->sub_gid[j]);
+  }
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]);
+    if (!all_finite(p->e + p->con_row[i], rows) || !isfinite(p->mu[i]) || p->mu[i] < 0)
+      return sg_error_set(SG_ERR_NUMERIC, "constraint %d: NaN, Inf or negative friction", i);
+    if (p->kind[i] == SG_CON_SOFT && !(p->stiff[i] >= 0 && p->damp[i] > 0))
+      return sg_error_set(SG_ERR_NUMERIC, "soft constraint %d: needs k >= 0 and b > 0", i);
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q)
+      if (!all_finite(p->J + p->pair_joff[q], rows * p->sub_dof[p->pair_sub[q]]))
+        return sg_error_set(SG_ERR_NUMERIC, "constraint %d: NaN or Inf in its Jacobian", i);
+  }
+  return SG_OK;
+}
+
+void sg_problem_apply_J(const sg_problem *p, const double *v, double *y) {
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]);
+    double *yi = y + p->con_row[i];
+    for (int r = 0; r < rows; ++r) yi[r] = 0;
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      int j = p->pair_sub[q], d = p->sub_dof[j];
+      const double *Jq = p->J + p->pair_joff[q], *vj = v + p->sub_off[j];
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < d; ++c) yi[r] += Jq[r * d + c] * vj[c];
+    }
+  }
+}
+
+void sg_problem_apply_JT_add(const sg_problem *p, const double *lambda, double *x) {
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]);
+    const double *li = lambda + p->con_row[i];
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      int j = p->pair_sub[q], d = p->sub_dof[j];
+      const double *Jq = p->J + p->pair_joff[q];
+      double *xj = x + p->sub_off[j];
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < d; ++c) xj[c] += Jq[r * d + c] * li[r];
+    }
+  }
+}

@@ -1,0 +1,324 @@
+/* SubADMM, paper 002 Alg. 2: subsystem-wise ADMM on the reformulated problem (32)-(33).
+ * One iteration is three passes, kept separate so that a distributed version can exchange data
+ * between them (the halo exchange of a later issue):
+ *   1. v-update per subsystem (34): vhat_j = H_j^{-1} (b_j + sum_i J_ij^T (beta z_ij - u_ij)),
+ *      H_j = A_j + beta sum_i J_ij^T J_ij factorized once per step and when beta changes (40)-(41);
+ *   2. per (constraint, subsystem) pair: y_ij = beta J_ij vhat_j + u_ij, with u_ij = -lambda_i (39)
+ *      -- the only quantity a remote subsystem's owner has to send to the constraint's owner;
+ *   3. per constraint: lambda_i by (36) hard, (37) soft, (38) strict cone, then beta z_ij = y_ij + lambda_i,
+ *      and the per-subsystem sums needed by the next v-update and by theta_d (42).
+ * u and z are never stored: u_ij = -lambda_i, and only beta z_ij + lambda_i enters (34). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/cone.h"
+#include "signorini/la.h"
+#include "signorini/options.h"
+#include "signorini/solver.h"
+
+typedef struct {
+  double gamma;      /* -subadmm_gamma: residual ratio that triggers the adaptive penalty (43) */
+  double beta_user;  /* -subadmm_beta: fixed initial penalty (0: pseudo-density rule) */
+  int adapt;         /* -subadmm_adapt */
+  /* work arrays, grown on demand */
+  double *G, *L;     /* per subsystem: sum_i J_ij^T J_ij, and the factor of H_j */
+  double *s_rhs;     /* per v entry: sum_i J_ij^T (beta z_ij + lambda_i) */
+  double *s_lam;     /* per v entry: sum_i J_ij^T lambda_i */
+  double *y;         /* per pair, 3 entries: y_ij */
+  double *lam_new;   /* per row */
+  int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
+  int cap_a, cap_v, cap_pair, cap_row, cap_sub;
+} subadmm;
+
+static sg_err subadmm_create(sg_solver *s) {
+  subadmm *d = sg_calloc(1, sizeof *d, "subadmm");
+  if (!d) return SG_ERR_MEM;
+  d->gamma = 10.0;
+  d->adapt = 1;
+  s->data = d;
+  return SG_OK;
+}
+
+static sg_err subadmm_set_from_options(sg_solver *s) {
+  subadmm *d = s->data;
+  SG_CHECK(sg_opt_real("-subadmm_gamma", d->gamma, 1.0 + 1e-12, 1e12,
+                       "adaptive penalty (43): rescale beta when theta_p/theta_d leaves [1/gamma, gamma]", &d->gamma));
+  SG_CHECK(sg_opt_real("-subadmm_beta", 0.0, 0.0, 1e30,
+                       "initial penalty beta (0: geometric mean of the pseudo-densities)", &d->beta_user));
+  SG_CHECK(sg_opt_bool("-subadmm_adapt", 1, "adapt beta by (43)", &d->adapt));
+  return SG_OK;
+}
+
+static void subadmm_destroy(sg_solver *s) {
+  subadmm *d = s->data;
+  if (!d) return;
+  free(d->G); free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->lam_new); free(d->sub_npairs);
+  free(d);
+  s->data = NULL;
+}
+
+static sg_err ensure_work(subadmm *d, const sg_problem *p) {
+  int na = p->sub_aoff[p->n_sub], nv = sg_problem_n_v(p), npair = p->n_con ? p->con_pair[p->n_con] : 0;
+  int nrow = p->n_con ? sg_problem_n_rows(p) : 0, c;
+  c = d->cap_a;
+  SG_CHECK(sg_grow((void **)&d->G, &c, na, sizeof(double), "SubADMM blocks"));
+  c = d->cap_a;
+  SG_CHECK(sg_grow((void **)&d->L, &c, na, sizeof(double), "SubADMM factors"));
+  d->cap_a = c;
+  c = d->cap_v;
+  SG_CHECK(sg_grow((void **)&d->s_rhs, &c, nv, sizeof(double), "SubADMM sums"));
+  c = d->cap_v;
+  SG_CHECK(sg_grow((void **)&d->s_lam, &c, nv, sizeof(double), "SubADMM sums"));
+  d->cap_v = c;
+  SG_CHECK(sg_grow((void **)&d->y, &d->cap_pair, 3 * npair, sizeof(double), "SubADMM pair values"));
+  SG_CHECK(sg_grow((void **)&d->lam_new, &d->cap_row, nrow, sizeof(double), "SubADMM multipliers"));
+  SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
+  return SG_OK;
+}
+
+/* J_q v_j for pair q (rows x dof block). */
+static inline void pair_apply(const sg_problem *p, int q, int rows, const double *v, double *out) {
+  int j = p->pair_sub[q], dof = p->sub_dof[j];
+  const double *J = p->J + p->pair_joff[q], *vj = v + p->sub_off[j];
+  for (int r = 0; r < rows; ++r) {
+    double acc = 0;
+    for (int c = 0; c < dof; ++c) acc += J[r * dof + c] * vj[c];
+    out[r] = acc;
+  }
+}
+
+/* acc_j += J_q^T w (rows) */
+static inline void pair_apply_T(const sg_problem *p, int q, int rows, const double *w, double *acc) {
+  int j = p->pair_sub[q], dof = p->sub_dof[j];
+  const double *J = p->J + p->pair_joff[q];
+  double *aj = acc + p->sub_off[j];
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < dof; ++c) aj[c] += J[r * dof + c] * w[r];
+}
+
+/* G_j = sum_i J_ij^T J_ij and the contact count per subsystem: fixed during a step. */
+static void build_gram(subadmm *d, const sg_problem *p) {
+  memset(d->G, 0, (size_t)p->sub_aoff[p->n_sub] * sizeof(double));
+  memset(d->sub_npairs, 0, (size_t)p->n_sub * sizeof(int));
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]);
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      int j = p->pair_sub[q], dof = p->sub_dof[j];
+      const double *J = p->J + p->pair_joff[q];
+      double *G = d->G + p->sub_aoff[j];
+      for (int r = 0; r < rows; ++r)
+        for (int a = 0; a < dof; ++a) {
+          double ja = J[r * dof + a];
+          if (ja == 0) continue;
+          for (int b = 0; b < dof; ++b) G[a * dof + b] += ja * J[r * dof + b];
+        }
+      d->sub_npairs[j]++;
+    }
+  }
+}
+
+/* H_j = A_j + beta G_j, factorized (41). */
+static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
+  double H[36];
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], off = p->sub_aoff[j];
+    const double *A = p->A + off, *G = d->G + off;
+    sg_err err;
+    if (dof == 6) {
+      for (int k = 0; k < 36; ++k) H[k] = A[k] + beta * G[k];
+      err = chol6_factor(H, d->L + off);
+    } else {
+      double *Hj = d->L + off; /* factor in place of a copy */
+      for (int k = 0; k < dof * dof; ++k) Hj[k] = A[k] + beta * G[k];
+      double *tmp = sg_calloc((size_t)dof * dof, sizeof *tmp, "SubADMM factor");
+      if (!tmp) return SG_ERR_MEM;
+      memcpy(tmp, Hj, (size_t)dof * dof * sizeof *tmp);
+      err = chol_factor(dof, tmp, Hj);
+      free(tmp);
+    }
+    if (err)
+      return sg_error_set(SG_ERR_NUMERIC, "SubADMM: H_j of subsystem %lld is not positive definite", (long long)p->sub_gid[j]);
+  }
+  return SG_OK;
+}
+
+/* Initial penalty: geometric mean over subsystems with constraints of the pseudo-density
+ * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a block is its largest
+ * diagonal entry (the body mass for a rigid body). */
+static double initial_beta(const subadmm *d, const sg_problem *p) {
+  double sum_log = 0;
+  int n = 0;
+  for (int j = 0; j < p->n_sub; ++j) {
+    if (!d->sub_npairs[j]) continue;
+    int dof = p->sub_dof[j];
+    const double *A = p->A + p->sub_aoff[j];
+    double m = 0;
+    for (int k = 0; k < dof; ++k) m = fmax(m, A[k * dof + k]);
+    sum_log += log(m / d->sub_npairs[j]);
+    n++;
+  }
+  return n ? exp(sum_log / n) : 1.0;
+}
+
+/* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for every subsystem. */
+static void v_update(subadmm *d, const sg_problem *p, double *v) {
+  double rhs[64];
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], off = p->sub_off[j];
+    const double *L = d->L + p->sub_aoff[j];
+    if (dof == 6) {
+      for (int k = 0; k < 6; ++k) rhs[k] = p->b[off + k] + d->s_rhs[off + k];
+      chol6_solve(L, rhs, v + off);
+    } else {
+      for (int k = 0; k < dof; ++k) v[off + k] = p->b[off + k] + d->s_rhs[off + k];
+      chol_solve(dof, L, v + off, v + off);
+    }
+  }
+}
+
+/* Pass 2: y_ij = beta J_ij vhat_j - lambda_i for every pair. */
+static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]);
+    const double *li = lambda + p->con_row[i];
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      double *y = d->y + 3 * q;
+      pair_apply(p, q, rows, v, y);
+      for (int r = 0; r < rows; ++r) y[r] = beta * y[r] - li[r];
+    }
+  }
+}
+
+/* Pass 3: lambda by (36)-(38), the sums for the next v-update, and theta_p = max ||J_ij v_j - z_ij||
+ * = max ||lambda_old - lambda_new|| / beta (from (35) with u = -lambda_old). */
+static double constraint_update(subadmm *d, const sg_problem *p, double *lambda, double beta) {
+  int nv = sg_problem_n_v(p);
+  memset(d->s_rhs, 0, (size_t)nv * sizeof(double));
+  memset(d->s_lam, 0, (size_t)nv * sizeof(double));
+  double theta_p = 0;
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]), q0 = p->con_pair[i], q1 = p->con_pair[i + 1], nz = q1 - q0;
+    double *li = lambda + p->con_row[i];
+    const double *e = p->e + p->con_row[i];
+    double sum_y[3] = {0, 0, 0}, ln[3];
+    for (int q = q0; q < q1; ++q)
+      for (int r = 0; r < rows; ++r) sum_y[r] += d->y[3 * q + r];
+    switch (p->kind[i]) {
+      case SG_CON_HARD: /* (36) */
+        ln[0] = fmax(0.0, -(sum_y[0] + beta * e[0]) / nz);
+        break;
+      case SG_CON_SOFT: /* (37) */
+        ln[0] = -(p->damp[i] * sum_y[0] + beta * p->stiff[i] * e[0]) / (p->damp[i] * nz + beta);
+        break;
+      default: { /* (38) */
+        double ls[3];
+        for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) / nz;
+        sg_cone_project_strict(p->mu[i], ls, ln);
+      }
+    }
+    double dl = 0;
+    for (int r = 0; r < rows; ++r) dl += (li[r] - ln[r]) * (li[r] - ln[r]);
+    theta_p = fmax(theta_p, sqrt(dl) / beta);
+    for (int q = q0; q < q1; ++q) {
+      double w[3];
+      for (int r = 0; r < rows; ++r) w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij + lambda_i */
+      pair_apply_T(p, q, rows, w, d->s_rhs);
+      pair_apply_T(p, q, rows, ln, d->s_lam);
+    }
+    for (int r = 0; r < rows; ++r) li[r] = ln[r];
+  }
+  return theta_p;
+}
+
+/* theta_d = max_j ||A_j vhat_j - b_j - sum_i J_ij^T lambda_i|| (42). */
+static double dual_residual(const subadmm *d, const sg_problem *p, const double *v) {
+  double theta_d = 0;
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], off = p->sub_off[j];
+    const double *A = p->A + p->sub_aoff[j];
+    double s = 0;
+    for (int a = 0; a < dof; ++a) {
+      double r = -p->b[off + a] - d->s_lam[off + a];
+      for (int b = 0; b < dof; ++b) r += A[a * dof + b] * v[off + b];
+      s += r * r;
+    }
+    theta_d = fmax(theta_d, sqrt(s));
+  }
+  return theta_d;
+}
+
+/* Sums for the first v-update from the warm start, taking z^0_ij = J_ij vhat^0_j. */
+static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
+  int nv = sg_problem_n_v(p);
+  memset(d->s_rhs, 0, (size_t)nv * sizeof(double));
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]);
+    const double *li = lambda + p->con_row[i];
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      double w[3];
+      pair_apply(p, q, rows, v, w);
+      for (int r = 0; r < rows; ++r) w[r] = beta * w[r] + li[r];
+      pair_apply_T(p, q, rows, w, d->s_rhs);
+    }
+  }
+}
+
+static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  subadmm *d = s->data;
+  int rank;
+  MPI_Comm_rank(s->comm, &rank);
+  for (int j = 0; j < p->n_sub; ++j)
+    if (p->sub_dof[j] > 64) return sg_error_set(SG_ERR_ARG, "SubADMM: subsystem with %d unknowns (at most 64)", p->sub_dof[j]);
+  SG_CHECK(ensure_work(d, p));
+  build_gram(d, p);
+  double beta = d->beta_user > 0 ? d->beta_user : initial_beta(d, p);
+  SG_CHECK(factorize(d, p, beta));
+  info->refactorizations = 1;
+  if (p->n_con == 0) { /* free motion: one exact solve */
+    memset(d->s_rhs, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
+    v_update(d, p, v);
+    info->converged = 1;
+    info->beta = beta;
+    return SG_OK;
+  }
+  initial_sums(d, p, v, lambda, beta);
+  double theta_p = INFINITY, theta_d = INFINITY;
+  int it = 0;
+  for (;;) {
+    v_update(d, p, v);
+    pair_values(d, p, v, lambda, beta);
+    theta_p = constraint_update(d, p, lambda, beta);
+    theta_d = dual_residual(d, p, v);
+    ++it;
+    if (s->monitor && rank == 0)
+      printf("  subadmm %4d  theta_p %.3e  theta_d %.3e  beta %.3e\n", it, theta_p, theta_d, beta);
+    if (!isfinite(theta_p) || !isfinite(theta_d))
+      return sg_error_set(SG_ERR_NUMERIC, "SubADMM diverged at iteration %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
+    if (theta_p + theta_d < s->tol) { info->converged = 1; break; }
+    if (s->max_it > 0 && it >= s->max_it) break;
+    /* adaptive penalty (43); beta z_ij is kept, so the stored sums are rescaled accordingly */
+    if (d->adapt && theta_p > 0 && theta_d > 0 && (theta_p > d->gamma * theta_d || theta_d > d->gamma * theta_p)) {
+      double nb = beta * sqrt(theta_p / theta_d), ratio = nb / beta;
+      int nv = sg_problem_n_v(p);
+      for (int k = 0; k < nv; ++k) d->s_rhs[k] = ratio * (d->s_rhs[k] - d->s_lam[k]) + d->s_lam[k];
+      beta = nb;
+      SG_CHECK(factorize(d, p, beta));
+      info->refactorizations++;
+    }
+  }
+  info->iterations = it;
+  info->residual_primal = theta_p;
+  info->residual_dual = theta_d;
+  info->beta = beta;
+  return SG_OK;
+}
+
+const sg_solver_ops sg_solver_subadmm_ops = {
+  .name = "subadmm",
+  .description = "subsystem-based ADMM (paper 002 Alg. 2), the distributed default",
+  .create = subadmm_create,
+  .set_from_options = subadmm_set_from_options,
+  .solve = subadmm_solve,
+  .destroy = subadmm_destroy,
+};

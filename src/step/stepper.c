@@ -1,0 +1,142 @@
+/* One time step: collision -> assembly -> solve -> integration, with warm starts carried by
+ * contact identity (gid_a, gid_b, feature) from one step to the next. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/assemble.h"
+#include "signorini/integrate.h"
+#include "signorini/options.h"
+#include "signorini/step.h"
+
+typedef struct {
+  int64_t gid_a, gid_b;
+  uint32_t feature;
+  double lambda[3];
+} warm_entry;
+
+struct sg_stepper {
+  MPI_Comm comm;
+  sg_scene *s;
+  sg_step_params prm;
+  sg_solver *solver;
+  sg_broadphase bp;
+  sg_contacts contacts;
+  sg_problem prob;
+  int *sub_of_body;
+  double *v, *lambda;
+  warm_entry *warm;     /* previous step's multipliers, sorted by contact identity */
+  int n_warm, cap_warm, cap_body, cap_v, cap_row;
+};
+
+sg_err sg_step_params_from_options(const sg_scene *s, sg_step_params *p) {
+  double hmin = INFINITY;
+  for (int i = 0; i < s->n; ++i)
+    if (!s->fixed[i]) hmin = fmin(hmin, sg_body_min_size(s, i));
+  if (!isfinite(hmin)) hmin = 0.01;
+  SG_CHECK(sg_opt_real("-dt", 1.0 / 240.0, 1e-12, 1e3, "time step (s)", &p->dt));
+  SG_CHECK(sg_opt_real("-theta", 0.0, 0.0, 0.999, "theta of paper 002 eq. (2): vhat = theta v_k + (1-theta) v_k+1 (0: implicit, inelastic impacts; 0.5: midpoint)", &p->theta));
+  SG_CHECK(sg_opt_real("-contact_margin", 0.2 * hmin, 0.0, 1e6, "contacts with a gap below this enter the problem (m; default 0.2 x smallest body size)", &p->margin));
+  SG_CHECK(sg_opt_real("-contact_erp", 0.2, 0.0, 1.0, "fraction of a penetration removed per step", &p->erp));
+  return SG_OK;
+}
+
+sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *params, sg_solver *solver,
+                         sg_stepper **out) {
+  sg_stepper *st = sg_calloc(1, sizeof *st, "stepper");
+  if (!st) return SG_ERR_MEM;
+  st->comm = comm;
+  st->s = s;
+  st->prm = *params;
+  st->solver = solver;
+  *out = st;
+  return SG_OK;
+}
+
+void sg_stepper_destroy(sg_stepper **pst) {
+  sg_stepper *st = *pst;
+  if (!st) return;
+  sg_broadphase_destroy(&st->bp);
+  sg_contacts_destroy(&st->contacts);
+  sg_problem_destroy(&st->prob);
+  free(st->sub_of_body); free(st->v); free(st->lambda); free(st->warm);
+  free(st);
+  *pst = NULL;
+}
+
+const sg_problem *sg_stepper_problem(const sg_stepper *st) { return &st->prob; }
+const double *sg_stepper_lambda(const sg_stepper *st) { return st->lambda; }
+const sg_contacts *sg_stepper_contacts(const sg_stepper *st) { return &st->contacts; }
+
+static int warm_cmp(const warm_entry *w, const sg_contact *c) {
+  if (w->gid_a != c->gid_a) return w->gid_a < c->gid_a ? -1 : 1;
+  if (w->gid_b != c->gid_b) return w->gid_b < c->gid_b ? -1 : 1;
+  if (w->feature != c->cp.feature) return w->feature < c->cp.feature ? -1 : 1;
+  return 0;
+}
+
+/* lambda of contacts seen last step (both lists sorted by identity: one merge pass). */
+static void warm_start_lambda(sg_stepper *st) {
+  int k = 0;
+  for (int i = 0; i < st->contacts.n; ++i) {
+    double *l = st->lambda + 3 * i;
+    l[0] = l[1] = l[2] = 0;
+    while (k < st->n_warm && warm_cmp(&st->warm[k], &st->contacts.c[i]) < 0) ++k;
+    if (k < st->n_warm && warm_cmp(&st->warm[k], &st->contacts.c[i]) == 0) memcpy(l, st->warm[k].lambda, sizeof st->warm[k].lambda);
+  }
+}
+
+static sg_err save_warm_start(sg_stepper *st) {
+  SG_CHECK(sg_grow((void **)&st->warm, &st->cap_warm, st->contacts.n, sizeof *st->warm, "warm start"));
+  for (int i = 0; i < st->contacts.n; ++i) {
+    const sg_contact *c = &st->contacts.c[i];
+    warm_entry *w = &st->warm[i];
+    w->gid_a = c->gid_a;
+    w->gid_b = c->gid_b;
+    w->feature = c->cp.feature;
+    memcpy(w->lambda, st->lambda + 3 * i, sizeof w->lambda);
+  }
+  st->n_warm = st->contacts.n;
+  return SG_OK;
+}
+
+sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
+  sg_scene *s = st->s;
+  double t0 = MPI_Wtime();
+  memset(stats, 0, sizeof *stats);
+  SG_CHECK(sg_find_contacts(s, st->prm.margin, &st->bp, &st->contacts));
+  SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n, sizeof(int), "body map"));
+  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->prob, st->sub_of_body));
+  const sg_problem *p = &st->prob;
+  int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
+  SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv, sizeof(double), "velocities"));
+  SG_CHECK(sg_grow((void **)&st->lambda, &st->cap_row, nrow, sizeof(double), "multipliers"));
+  /* warm starts: vhat from the current velocity (exact for resting bodies), lambda by identity */
+  for (int i = 0; i < s->n; ++i)
+    if (st->sub_of_body[i] >= 0) memcpy(st->v + p->sub_off[st->sub_of_body[i]], s->vel + 6 * i, 6 * sizeof(double));
+  warm_start_lambda(st);
+
+  sg_solve_info info;
+  SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, &info));
+  for (int k = 0; k < nv; ++k)
+    if (!isfinite(st->v[k]))
+      return sg_error_set(SG_ERR_NUMERIC, "solver returned a non-finite velocity at step %lld; state kept", (long long)s->step);
+  SG_CHECK(sg_contact_residual(p, st->lambda, &stats->contact_residual));
+  SG_CHECK(save_warm_start(st));
+
+  for (int i = 0; i < s->n; ++i)
+    if (st->sub_of_body[i] >= 0) sg_integrate_body(s, i, st->v + p->sub_off[st->sub_of_body[i]], st->prm.theta, st->prm.dt);
+  s->step++;
+  s->time = s->step * st->prm.dt; /* no accumulated round-off in the clock */
+
+  double maxpen = 0;
+  for (int k = 0; k < st->contacts.n; ++k) maxpen = fmax(maxpen, -st->contacts.c[k].cp.gap);
+  stats->time = s->time;
+  stats->iterations = info.iterations;
+  stats->residual_primal = info.residual_primal;
+  stats->residual_dual = info.residual_dual;
+  stats->converged = info.converged;
+  stats->n_contacts = st->contacts.n;
+  stats->max_penetration = maxpen;
+  stats->wall_seconds = MPI_Wtime() - t0;
+  return SG_OK;
+}

@@ -1,0 +1,50 @@
+/* Helpers for tests that simulate: PETSc/MPI start, a solver, step parameters, a stepping loop. */
+#ifndef SG_SIM_UTIL_H
+#define SG_SIM_UTIL_H
+#include <petscsys.h>
+#include <string.h>
+#include "signorini/signorini.h"
+#include "test_util.h"
+
+static inline void sim_init(int *argc, char ***argv) {
+  PetscInitialize(argc, argv, NULL, NULL);
+  PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+}
+static inline int sim_finish(void) {
+  int rc = sg_test_exit();
+  PetscPopErrorHandler();
+  PetscFinalize();
+  return rc;
+}
+
+static inline sg_solver *sim_solver(const char *name, double tol, int max_it) {
+  sg_solver *s = NULL;
+  if (sg_solver_create(PETSC_COMM_WORLD, name, &s)) {
+    fprintf(stderr, "cannot create solver %s: %s\n", name, sg_error_message());
+    exit(2);
+  }
+  sg_solver_set_from_options(s);
+  s->tol = tol;
+  s->max_it = max_it;
+  return s;
+}
+
+static inline sg_step_params sim_params(double dt, double margin) {
+  sg_step_params p = {.dt = dt, .theta = 0.0, .margin = margin, .erp = 0.2};
+  return p;
+}
+
+/* Step n times; returns non-zero on failure (message printed). Optional per-step callback. */
+typedef void (*sim_callback)(sg_stepper *st, const sg_scene *s, const sg_step_stats *stats, void *ctx);
+static inline int sim_run(sg_stepper *st, sg_scene *s, long n, sim_callback cb, void *ctx) {
+  for (long k = 0; k < n; ++k) {
+    sg_step_stats stats;
+    if (sg_stepper_step(st, &stats)) {
+      fprintf(stderr, "step %ld failed: %s\n", k, sg_error_message());
+      return 1;
+    }
+    if (cb) cb(st, s, &stats, ctx);
+  }
+  return 0;
+}
+#endif
