@@ -14,12 +14,21 @@ void sg_integrate_body(sg_scene *s, int i, const double *vhat, double theta, dou
   /* Angular momentum L_{k+1} = I(q_k) w_{k+1} is what the momentum balance determines; keeping it
    * and recomputing w_{k+1} = I(q_{k+1})^{-1} L_{k+1} after the rotation conserves L exactly for
    * torque-free motion, where an explicit gyroscopic force would gain energy. */
-  double R[9], Iw[9], L[3];
+  double R[9], Iw[9], Iinv[9], L[3], q_half[4], w_mid[3];
   quat_to_mat(R, q);
   inertia_world(Iw, R, s->inertia + 3 * i);
   m3_mul_v(L, Iw, v_next + 3);
-  quat_integrate(q, vhat + 3, dt); /* exponential map, renormalized */
-  double Iinv[9];
+  /* The orientation turns with the angular velocity that L gives at the half-step orientation
+   * (I^{-1} taken at q_k alone makes the rotation first order and lets a free spinning body gain
+   * energy); for bodies at rest or in slow contact this equals vhat to O(dt). */
+  memcpy(q_half, q, sizeof q_half);
+  quat_integrate(q_half, vhat + 3, 0.5 * dt);
+  quat_to_mat(R, q_half);
+  inertia_world_inv(Iinv, R, s->inertia + 3 * i);
+  m3_mul_v(w_mid, Iinv, L);
+  if (theta > 0) /* vhat mixes v_k in: keep its weight on the rotation too */
+    for (int k = 0; k < 3; ++k) w_mid[k] = theta * v[3 + k] + (1 - theta) * w_mid[k];
+  quat_integrate(q, w_mid, dt); /* exponential map, renormalized */
   quat_to_mat(R, q);
   inertia_world_inv(Iinv, R, s->inertia + 3 * i);
   m3_mul_v(v_next + 3, Iinv, L);
