@@ -1,0 +1,533 @@
+/* HDF5 plumbing for the io files: property lists, attributes, dataset creation, checked reads
+ * and collective row writes by global id. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io/io_internal.h"
+
+void sg_h5_quiet(void) {
+  /* Our messages replace HDF5's error stack dump, which would be printed once per rank. */
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+hid_t sg_h5_fapl(MPI_Comm comm) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return fapl;
+  if (H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) {
+    H5Pclose(fapl);
+    return H5I_INVALID_HID;
+  }
+  return fapl;
+}
+
+hid_t sg_h5_dxpl(void) {
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  if (dxpl < 0) return dxpl;
+  if (H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
+    H5Pclose(dxpl);
+    return H5I_INVALID_HID;
+  }
+  return dxpl;
+}
+
+void sg_h5_close(hid_t *id) {
+  if (*id < 0) return;
+  switch (H5Iget_type(*id)) {
+    case H5I_FILE: H5Fclose(*id); break;
+    case H5I_GROUP: H5Gclose(*id); break;
+    case H5I_DATASET: H5Dclose(*id); break;
+    case H5I_DATASPACE: H5Sclose(*id); break;
+    case H5I_DATATYPE: H5Tclose(*id); break;
+    case H5I_ATTR: H5Aclose(*id); break;
+    case H5I_GENPROP_LST: H5Pclose(*id); break;
+    default: break;
+  }
+  *id = H5I_INVALID_HID;
+}
+
+sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t *file) {
+  *file = H5I_INVALID_HID;
+  SG_CHECK(sg_fs_check_readable(comm, path));
+  sg_h5_quiet();
+  hid_t fapl = sg_h5_fapl(comm);
+  if (fapl < 0) return sg_error_set(SG_ERR_LIB, "cannot open %s: HDF5 MPI-IO file access setup failed", path);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);
+  *file = f;
+  return SG_OK;
+}
+
+sg_err sg_h5_create(MPI_Comm comm, const char *tmp_path, const char *shown_path, hid_t *file) {
+  *file = H5I_INVALID_HID;
+  SG_CHECK(sg_fs_check_dir(comm, shown_path));
+  sg_h5_quiet();
+  hid_t fapl = sg_h5_fapl(comm);
+  if (fapl < 0) return sg_error_set(SG_ERR_LIB, "cannot write %s: HDF5 MPI-IO file access setup failed", shown_path);
+  hid_t f = H5Fcreate(tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  if (f < 0) return sg_error_set(SG_ERR_IO, "cannot write %s: cannot create %s", shown_path, tmp_path);
+  *file = f;
+  return SG_OK;
+}
+
+int sg_h5_exists(hid_t loc, const char *name) {
+  char buf[512];
+  size_t len = strlen(name);
+  if (len == 0 || len >= sizeof buf) return 0;
+  memcpy(buf, name, len + 1);
+  /* H5Lexists fails (rather than answering 0) when an intermediate group is missing. */
+  for (size_t k = 1; k <= len; ++k) {
+    if (buf[k] != '/' && buf[k] != 0) continue;
+    char c = buf[k];
+    buf[k] = 0;
+    htri_t e = H5Lexists(loc, buf, H5P_DEFAULT);
+    buf[k] = c;
+    if (e <= 0) return 0;
+  }
+  return 1;
+}
+
+/* --- attributes --------------------------------------------------------------------------------- */
+
+static sg_err attr_write(hid_t loc, const char *name, hid_t type, const void *value, const char *file) {
+  /* Rewriting replaces the attribute, so a later value may have another type or length. */
+  if (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0)
+    return sg_error_set(SG_ERR_LIB, "%s: cannot replace attribute %s", file, name);
+  hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
+  sg_err err = SG_OK;
+  if (space < 0 || (attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+      H5Awrite(attr, type, value) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot write attribute %s", file, name);
+  sg_h5_close(&attr);
+  sg_h5_close(&space);
+  return err;
+}
+
+sg_err sg_h5_attr_write_int(hid_t loc, const char *name, long long value, const char *file) {
+  int v = (int)value;
+  return attr_write(loc, name, H5T_NATIVE_INT, &v, file);
+}
+
+sg_err sg_h5_attr_write_str(hid_t loc, const char *name, const char *value, const char *file) {
+  /* Variable-length UTF-8: h5py reads it back as a Python str. */
+  hid_t type = H5Tcopy(H5T_C_S1);
+  if (type < 0 || H5Tset_size(type, H5T_VARIABLE) < 0 || H5Tset_cset(type, H5T_CSET_UTF8) < 0) {
+    sg_h5_close(&type);
+    return sg_error_set(SG_ERR_LIB, "%s: cannot make a string type for attribute %s", file, name);
+  }
+  sg_err err = attr_write(loc, name, type, &value, file);
+  sg_h5_close(&type);
+  return err;
+}
+
+/* Open attribute `name` holding a single element; *found = 0 when absent. */
+static sg_err attr_open_single(hid_t loc, const char *name, int *found, const char *file, hid_t *attr,
+                               hid_t *type) {
+  *attr = *type = H5I_INVALID_HID;
+  *found = H5Aexists(loc, name) > 0;
+  if (!*found) return SG_OK;
+  *attr = H5Aopen(loc, name, H5P_DEFAULT);
+  hid_t space = *attr >= 0 ? H5Aget_space(*attr) : H5I_INVALID_HID;
+  hssize_t np = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  sg_h5_close(&space);
+  *type = *attr >= 0 ? H5Aget_type(*attr) : H5I_INVALID_HID;
+  if (*type < 0 || np != 1) {
+    sg_h5_close(type);
+    sg_h5_close(attr);
+    return sg_error_set(SG_ERR_FORMAT, "%s: attribute %s must hold a single value", file, name);
+  }
+  return SG_OK;
+}
+
+sg_err sg_h5_attr_read_int(hid_t loc, const char *name, long long *value, int *found, const char *file) {
+  hid_t attr, type;
+  SG_CHECK(attr_open_single(loc, name, found, file, &attr, &type));
+  if (!*found) return SG_OK;
+  sg_err err = SG_OK;
+  if (H5Tget_class(type) != H5T_INTEGER)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: attribute %s must be an integer", file, name);
+  else if (H5Aread(attr, H5T_NATIVE_LLONG, value) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot read attribute %s", file, name);
+  sg_h5_close(&type);
+  sg_h5_close(&attr);
+  return err;
+}
+
+sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, int *found,
+                           const char *file) {
+  hid_t attr, type, mem = H5I_INVALID_HID;
+  SG_CHECK(attr_open_single(loc, name, found, file, &attr, &type));
+  if (!*found) return SG_OK;
+  sg_err err = SG_OK;
+  buf[0] = 0;
+  if (H5Tget_class(type) != H5T_STRING) {
+    err = sg_error_set(SG_ERR_FORMAT, "%s: attribute %s must be a string", file, name);
+  } else if (H5Tis_variable_str(type) > 0) {
+    char *s = NULL;
+    mem = H5Tcopy(H5T_C_S1);
+    if (mem < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 || H5Tset_cset(mem, H5Tget_cset(type)) < 0 ||
+        H5Aread(attr, mem, &s) < 0) {
+      err = sg_error_set(SG_ERR_IO, "%s: cannot read attribute %s", file, name);
+    } else if (s) {
+      snprintf(buf, len, "%s", s);
+    }
+    if (s) H5free_memory(s);
+  } else {
+    /* Fixed length: read into a buffer one longer so the copy is always terminated. */
+    size_t sz = H5Tget_size(type);
+    char *tmp = calloc(sz + 1, 1);
+    mem = H5Tcopy(H5T_C_S1);
+    if (!tmp || mem < 0 || H5Tset_size(mem, sz + 1) < 0 || H5Tset_cset(mem, H5Tget_cset(type)) < 0 ||
+        H5Aread(attr, mem, tmp) < 0)
+      err = sg_error_set(SG_ERR_IO, "%s: cannot read attribute %s", file, name);
+    else
+      snprintf(buf, len, "%s", tmp);
+    free(tmp);
+  }
+  sg_h5_close(&mem);
+  sg_h5_close(&type);
+  sg_h5_close(&attr);
+  return err;
+}
+
+/* --- datasets ------------------------------------------------------------------------------------ */
+
+sg_err sg_h5_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
+                            const hsize_t *maxdims, const hsize_t *chunk, const char *file,
+                            hid_t *dset) {
+  *dset = H5I_INVALID_HID;
+  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t space = H5Screate_simple(rank, dims, maxdims);
+  sg_err err = SG_OK;
+  if (lcpl < 0 || dcpl < 0 || space < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
+      H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 || (chunk && H5Pset_chunk(dcpl, rank, chunk) < 0))
+    err = sg_error_set(SG_ERR_LIB, "%s: cannot set up dataset %s", file, name);
+  if (!err) {
+    *dset = H5Dcreate2(loc, name, ftype, space, lcpl, dcpl, H5P_DEFAULT);
+    if (*dset < 0) err = sg_error_set(SG_ERR_IO, "%s: cannot create dataset %s", file, name);
+  }
+  sg_h5_close(&space);
+  sg_h5_close(&dcpl);
+  sg_h5_close(&lcpl);
+  return err;
+}
+
+sg_err sg_h5_extend(hid_t dset, hsize_t n, const char *file, const char *name) {
+  hsize_t dims[H5S_MAX_RANK];
+  hid_t space = H5Dget_space(dset);
+  int rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
+  sg_h5_close(&space);
+  if (rank < 1) return sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name);
+  dims[0] = n;
+  if (H5Dset_extent(dset, dims) < 0)
+    return sg_error_set(SG_ERR_IO, "%s: cannot extend dataset %s to %llu entries", file, name,
+                        (unsigned long long)n);
+  return SG_OK;
+}
+
+typedef struct {
+  int64_t gid;
+  int idx;
+} gid_index;
+
+static int gid_cmp(const void *a, const void *b) {
+  int64_t x = ((const gid_index *)a)->gid, y = ((const gid_index *)b)->gid;
+  return (x > y) - (x < y);
+}
+
+/* Select none in both spaces: the rank still takes part in the collective transfer. */
+static sg_err write_nothing(hid_t dset, hid_t memtype, hid_t fspace, hid_t dxpl, const char *file,
+                            const char *name) {
+  hid_t mspace = H5Scopy(fspace);
+  sg_err err = SG_OK;
+  if (mspace < 0 || H5Sselect_none(mspace) < 0 || H5Sselect_none(fspace) < 0 ||
+      H5Dwrite(dset, memtype, mspace, fspace, dxpl, NULL) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
+  sg_h5_close(&mspace);
+  return err;
+}
+
+sg_err sg_h5_write_rows(hid_t dset, hid_t memtype, long long frame, int ncols, int count,
+                        const int64_t *gid, const void *data, hid_t dxpl, const char *file,
+                        const char *name) {
+  hid_t fspace = H5Dget_space(dset), mspace = H5I_INVALID_HID;
+  hsize_t fdims[3];
+  int lead = frame >= 0, rank = lead + 1 + (ncols > 0);
+  if (fspace < 0 || H5Sget_simple_extent_ndims(fspace) != rank) {
+    sg_h5_close(&fspace);
+    return sg_error_set(SG_ERR_LIB, "%s: dataset %s does not have rank %d", file, name, rank);
+  }
+  H5Sget_simple_extent_dims(fspace, fdims, NULL);
+  if (count == 0) {
+    sg_err err = write_nothing(dset, memtype, fspace, dxpl, file, name);
+    sg_h5_close(&fspace);
+    return err;
+  }
+  size_t row = H5Tget_size(memtype) * (size_t)(ncols > 0 ? ncols : 1);
+  hsize_t nrows = fdims[lead];
+  /* Hyperslab unions are transferred in file order, so rows are packed by increasing gid. */
+  int sorted = 1;
+  for (int i = 1; i < count && sorted; ++i) sorted = gid[i] > gid[i - 1];
+  const void *buf = data;
+  gid_index *order = NULL;
+  char *packed = NULL;
+  sg_err err = SG_OK;
+  if (!sorted) {
+    order = malloc((size_t)count * sizeof *order);
+    packed = malloc((size_t)count * row);
+    if (!order || !packed) {
+      err = sg_error_set(SG_ERR_MEM, "%s: out of memory packing %d rows of %s", file, count, name);
+      goto done;
+    }
+    for (int i = 0; i < count; ++i) order[i] = (gid_index){gid[i], i};
+    qsort(order, (size_t)count, sizeof *order, gid_cmp);
+    for (int i = 0; i < count; ++i)
+      memcpy(packed + (size_t)i * row, (const char *)data + (size_t)order[i].idx * row, row);
+    buf = packed;
+  }
+  for (int i = 0; i < count; ++i) {
+    int64_t g = order ? order[i].gid : gid[i];
+    if (g < 0 || (hsize_t)g >= nrows) {
+      err = sg_error_set(SG_ERR_ARG, "%s: body id %lld outside [0, %llu) writing %s", file,
+                         (long long)g, (unsigned long long)nrows, name);
+      goto done;
+    }
+    if (i > 0 && g == (order ? order[i - 1].gid : gid[i - 1])) {
+      err = sg_error_set(SG_ERR_ARG, "%s: body id %lld given twice writing %s", file, (long long)g, name);
+      goto done;
+    }
+  }
+  /* One hyperslab per run of consecutive ids (a single run while one rank writes everything). */
+  int first = 1;
+  for (int i = 0; i < count;) {
+    int j = i + 1;
+    int64_t g0 = order ? order[i].gid : gid[i];
+    while (j < count && (order ? order[j].gid : gid[j]) == g0 + (j - i)) ++j;
+    hsize_t start[3] = {0, 0, 0}, cnt[3] = {1, 1, 1};
+    if (lead) start[0] = (hsize_t)frame;
+    start[lead] = (hsize_t)g0;
+    cnt[lead] = (hsize_t)(j - i);
+    if (ncols > 0) cnt[lead + 1] = (hsize_t)ncols;
+    if (H5Sselect_hyperslab(fspace, first ? H5S_SELECT_SET : H5S_SELECT_OR, start, NULL, cnt, NULL) < 0) {
+      err = sg_error_set(SG_ERR_LIB, "%s: cannot select rows of %s", file, name);
+      goto done;
+    }
+    first = 0;
+    i = j;
+  }
+  hsize_t mdim = (hsize_t)count * (hsize_t)(ncols > 0 ? ncols : 1);
+  mspace = H5Screate_simple(1, &mdim, NULL);
+  if (mspace < 0 || H5Dwrite(dset, memtype, mspace, fspace, dxpl, buf) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
+done:
+  free(order);
+  free(packed);
+  sg_h5_close(&mspace);
+  sg_h5_close(&fspace);
+  return err;
+}
+
+sg_err sg_h5_write_range(hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,
+                         const void *data, hid_t dxpl, const char *file, const char *name) {
+  hid_t fspace = H5Dget_space(dset), mspace = H5I_INVALID_HID;
+  if (fspace < 0) return sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name);
+  sg_err err = SG_OK;
+  if (!write || count == 0) {
+    err = write_nothing(dset, memtype, fspace, dxpl, file, name);
+  } else {
+    mspace = H5Screate_simple(1, &count, NULL);
+    if (mspace < 0 || H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
+        H5Dwrite(dset, memtype, mspace, fspace, dxpl, data) < 0)
+      err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
+  }
+  sg_h5_close(&mspace);
+  sg_h5_close(&fspace);
+  return err;
+}
+
+sg_err sg_h5_write_whole(hid_t dset, hid_t memtype, int write, const void *data, hid_t dxpl,
+                         const char *file, const char *name) {
+  hid_t fspace = H5Dget_space(dset);
+  if (fspace < 0) return sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name);
+  sg_err err = SG_OK;
+  if (!write)
+    err = write_nothing(dset, memtype, fspace, dxpl, file, name);
+  else if (H5Dwrite(dset, memtype, fspace, fspace, dxpl, data) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
+  sg_h5_close(&fspace);
+  return err;
+}
+
+/* "[10][3]"; negative extents (any) print as "[*]". */
+static void format_dims(char *out, size_t len, int rank, const long long *dims) {
+  size_t used = 0;
+  out[0] = 0;
+  for (int k = 0; k < rank && used < len; ++k) {
+    int w = dims[k] < 0 ? snprintf(out + used, len - used, "[*]")
+                        : snprintf(out + used, len - used, "[%lld]", dims[k]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  if (rank == 0) snprintf(out, len, "scalar");
+}
+
+static const char *class_name(H5T_class_t c) {
+  switch (c) {
+    case H5T_STRING: return "string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_ARRAY: return "array";
+    case H5T_VLEN: return "variable-length";
+    case H5T_REFERENCE: return "reference";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_BITFIELD: return "bitfield";
+    case H5T_TIME: return "time";
+    case H5T_FLOAT: return "floating-point";
+    case H5T_ENUM: return "enum";
+    case H5T_INTEGER: return "integer";
+    default: return "unknown";
+  }
+}
+
+/* Read n enum values as int: HDF5 converts enums only to enums, so read their stored integers
+ * in native layout and convert those. */
+static herr_t read_enum_as_int(hid_t dset, hid_t ftype, size_t n, hid_t dxpl, int *out) {
+  hid_t mem = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+  hid_t base = mem >= 0 ? H5Tget_super(mem) : H5I_INVALID_HID;
+  herr_t r = -1;
+  if (base >= 0) {
+    size_t sz = H5Tget_size(mem);
+    size_t elem = sz > sizeof(int) ? sz : sizeof(int);
+    void *tmp = calloc(n, elem);
+    if (tmp && H5Dread(dset, mem, H5S_ALL, H5S_ALL, dxpl, tmp) >= 0 &&
+        H5Tconvert(base, H5T_NATIVE_INT, n, tmp, NULL, H5P_DEFAULT) >= 0) {
+      memcpy(out, tmp, n * sizeof(int));
+      r = 0;
+    }
+    free(tmp);
+  }
+  sg_h5_close(&base);
+  sg_h5_close(&mem);
+  return r;
+}
+
+sg_err sg_h5_read_checked(hid_t loc, const char *name, const char *shown, const char *file,
+                          int want_int, int rank, long long *dims, const char *why, hid_t dxpl,
+                          void **buf) {
+  *buf = NULL;
+  if (!sg_h5_exists(loc, name)) return sg_error_set(SG_ERR_FORMAT, "%s: missing dataset %s", file, shown);
+  hid_t dset = H5Dopen2(loc, name, H5P_DEFAULT);
+  if (dset < 0) return sg_error_set(SG_ERR_FORMAT, "%s: %s is not a dataset", file, shown);
+  hid_t space = H5Dget_space(dset), ftype = H5Dget_type(dset);
+  sg_err err = SG_OK;
+  hsize_t fd[H5S_MAX_RANK];
+  int frank = space >= 0 ? H5Sget_simple_extent_dims(space, fd, NULL) : -1;
+  H5T_class_t cls = ftype >= 0 ? H5Tget_class(ftype) : H5T_NO_CLASS;
+  if (frank < 0 || ftype < 0) {
+    err = sg_error_set(SG_ERR_FORMAT, "%s: cannot query dataset %s", file, shown);
+    goto done;
+  }
+  long long have[H5S_MAX_RANK];
+  int match = frank == rank;
+  for (int k = 0; k < frank; ++k) {
+    have[k] = (long long)fd[k];
+    if (k < rank && dims[k] >= 0 && dims[k] != have[k]) match = 0;
+  }
+  if (!match) {
+    char hs[128], ws[128];
+    format_dims(hs, sizeof hs, frank, have);
+    format_dims(ws, sizeof ws, rank, dims);
+    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has shape %s, expected %s%s%s", file, shown, hs,
+                       ws, why ? " " : "", why ? why : "");
+    goto done;
+  }
+  int ok_class = want_int ? (cls == H5T_INTEGER || cls == H5T_ENUM) : (cls == H5T_INTEGER || cls == H5T_FLOAT);
+  if (!ok_class) {
+    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has %s values, expected %s", file, shown,
+                       class_name(cls), want_int ? "integers" : "numbers");
+    goto done;
+  }
+  size_t n = 1;
+  for (int k = 0; k < rank; ++k) {
+    dims[k] = have[k];
+    n *= (size_t)have[k];
+  }
+  if (n == 0) goto done;
+  void *data = malloc(n * (want_int ? sizeof(int) : sizeof(double)));
+  if (!data) {
+    err = sg_error_set(SG_ERR_MEM, "%s: out of memory reading dataset %s", file, shown);
+    goto done;
+  }
+  herr_t r = (want_int && cls == H5T_ENUM)
+                 ? read_enum_as_int(dset, ftype, n, dxpl, data)
+                 : H5Dread(dset, want_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, dxpl, data);
+  if (r < 0) {
+    free(data);
+    err = sg_error_set(SG_ERR_IO, "%s: cannot read dataset %s", file, shown);
+    goto done;
+  }
+  *buf = data;
+done:
+  sg_h5_close(&ftype);
+  sg_h5_close(&space);
+  sg_h5_close(&dset);
+  return err;
+}
+
+int sg_io_rows_here(MPI_Comm comm, const sg_scene *s) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  return rank == 0 ? s->n : 0;
+}
+
+sg_err sg_h5_read_header(hid_t file, const char *path, char *kind, size_t len, long long *version) {
+  int found;
+  SG_CHECK(sg_h5_attr_read_str(file, "kind", kind, len, &found, path));
+  if (!found) kind[0] = 0;
+  SG_CHECK(sg_h5_attr_read_int(file, "format_version", version, &found, path));
+  if (!found)
+    return sg_error_set(SG_ERR_FORMAT, "%s: missing root attribute format_version (not a signorini file)", path);
+  return SG_OK;
+}
+
+long long sg_io_n_global(MPI_Comm comm, const sg_scene *s) {
+  long long top = 0, n;
+  for (int i = 0; i < s->n; ++i)
+    if (s->gid[i] + 1 > top) top = s->gid[i] + 1;
+  MPI_Allreduce(&top, &n, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  return n;
+}
+
+static int id_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+sg_err sg_io_check_rows(MPI_Comm comm, int count, const int64_t *gid, long long n_global,
+                        const char *file) {
+  long long mine = count, total;
+  MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (total != n_global)  /* the same on every rank */
+    return sg_error_set(SG_ERR_ARG, "%s: %lld bodies given, the file holds %lld", file, total, n_global);
+  sg_err err = SG_OK;
+  for (int i = 0; i < count && !err; ++i)
+    if (gid[i] < 0 || gid[i] >= n_global)
+      err = sg_error_set(SG_ERR_ARG, "%s: body id %lld outside [0, %lld)", file, (long long)gid[i], n_global);
+  int sorted = 1;
+  for (int i = 1; i < count && sorted; ++i) sorted = gid[i] > gid[i - 1];
+  if (!err && !sorted) {
+    int64_t *ids = malloc((size_t)count * sizeof *ids);
+    if (!ids) {
+      err = sg_error_set(SG_ERR_MEM, "%s: out of memory checking %d body ids", file, count);
+    } else {
+      memcpy(ids, gid, (size_t)count * sizeof *ids);
+      qsort(ids, (size_t)count, sizeof *ids, id_cmp);
+      for (int i = 1; i < count && !err; ++i)
+        if (ids[i] == ids[i - 1])
+          err = sg_error_set(SG_ERR_ARG, "%s: body id %lld appears twice", file, (long long)ids[i]);
+      free(ids);
+    }
+  }
+  /* As many as the bodies, distinct and in range: every row is written exactly once. */
+  return sg_error_collective(comm, err);
+}

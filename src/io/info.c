@@ -1,0 +1,129 @@
+/* `info`: a short summary of a scene or trajectory file, told apart by the root attribute kind. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io/io_internal.h"
+#include "signorini/io.h"
+
+static void print_scene(FILE *out, const sg_scene *s) {
+  int count[SG_SHAPE_COUNT] = {0}, fixed = 0;
+  for (int i = 0; i < s->n; ++i) {
+    count[s->shape[i]]++;
+    fixed += s->fixed[i];
+  }
+  fprintf(out, "  bodies: %d (", s->n);
+  for (int k = 0; k < SG_SHAPE_COUNT; ++k) fprintf(out, "%s%s %d", k ? ", " : "", sg_shape_name(k), count[k]);
+  fprintf(out, "), %d fixed\n", fixed);
+  fprintf(out, "  materials: %d\n", s->n_materials);
+  fprintf(out, "  gravity: (%g, %g, %g)\n", s->gravity[0], s->gravity[1], s->gravity[2]);
+}
+
+typedef struct {
+  FILE *out;
+  const char *path;
+  sg_err err;
+} attr_ctx;
+
+/* Run options and other string attributes the writer attached (sg_traj_set_attr). */
+static herr_t print_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+  (void)info;
+  attr_ctx *c = data;
+  if (!strcmp(name, "format_version") || !strcmp(name, "kind") || !strcmp(name, "complete")) return 0;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  hid_t type = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+  int is_str = type >= 0 && H5Tget_class(type) == H5T_STRING;
+  sg_h5_close(&type);
+  sg_h5_close(&a);
+  if (!is_str) return 0;
+  char value[1024];
+  int found;
+  c->err = sg_h5_attr_read_str(loc, name, value, sizeof value, &found, c->path);
+  if (c->err) return -1;
+  if (c->out) fprintf(c->out, "  %s: %s\n", name, value);
+  return 0;
+}
+
+static double mean(const double *x, long long n) {
+  double s = 0;
+  for (long long i = 0; i < n; ++i) s += x[i];
+  return n > 0 ? s / (double)n : 0;
+}
+
+static sg_err traj_info(hid_t file, const char *path, hid_t dxpl, FILE *out) {
+  long long complete = 0;
+  int found;
+  SG_CHECK(sg_h5_attr_read_int(file, "complete", &complete, &found, path));
+  if (!found) return sg_error_set(SG_ERR_FORMAT, "%s: missing root attribute complete", path);
+  if (out) fprintf(out, "%s: signorini trajectory (format version %d)\n", path, SG_TRAJ_FORMAT_VERSION);
+  hid_t g = sg_h5_exists(file, "scene") ? H5Gopen2(file, "scene", H5P_DEFAULT) : H5I_INVALID_HID;
+  if (g < 0) return sg_error_set(SG_ERR_FORMAT, "%s: missing group /scene", path);
+  sg_scene s;
+  sg_err err = sg_scene_group_read(g, "/scene", path, dxpl, &s);
+  sg_h5_close(&g);
+  SG_CHECK(err);
+  if (out) print_scene(out, &s);
+  sg_scene_destroy(&s);
+
+  double *times = NULL, *iters = NULL, *cres = NULL;
+  long long nt = -1, ns = -1;
+  err = sg_h5_read_checked(file, "frames/time", "/frames/time", path, 0, 1, &nt, NULL, dxpl, (void **)&times);
+  if (!err) err = sg_h5_read_checked(file, "stats/iterations", "/stats/iterations", path, 0, 1, &ns, NULL, dxpl,
+                                     (void **)&iters);
+  if (!err) err = sg_h5_read_checked(file, "stats/contact_residual", "/stats/contact_residual", path, 0, 1, &ns,
+                                     "(the length of /stats/iterations)", dxpl, (void **)&cres);
+  if (!err && out) {
+    if (nt > 0) fprintf(out, "  frames: %lld, time %g to %g\n", nt, times[0], times[nt - 1]);
+    else fprintf(out, "  frames: 0\n");
+    if (ns > 0)
+      fprintf(out, "  steps: %lld, mean iterations %.4g, mean contact_residual %.4g\n", ns, mean(iters, ns),
+              mean(cres, ns));
+    else fprintf(out, "  steps: 0\n");
+    fprintf(out, "  complete: %lld%s\n", complete, complete ? "" : " (the run did not finish)");
+  }
+  free(times);
+  free(iters);
+  free(cres);
+  if (!err) {
+    attr_ctx c = {out, path, SG_OK};
+    hsize_t idx = 0;
+    if (H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, &idx, print_attr, &c) < 0)
+      err = c.err ? c.err : sg_error_set(SG_ERR_FORMAT, "%s: cannot list the root attributes", path);
+  }
+  return err;
+}
+
+sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  FILE *o = rank == 0 ? out : NULL;
+  hid_t file, dxpl = H5I_INVALID_HID;
+  sg_err err = sg_h5_open_read(comm, path, &file);
+  char kind[64];
+  long long version = 0;
+  if (!err) err = sg_h5_read_header(file, path, kind, sizeof kind, &version);
+  if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
+  if (!err && (!kind[0] || !strcmp(kind, SG_KIND_SCENE))) {
+    if (version != SG_SCENE_FORMAT_VERSION)
+      err = sg_error_set(SG_ERR_FORMAT, "%s: scene format_version %lld is not supported (this build reads version %d)",
+                         path, version, SG_SCENE_FORMAT_VERSION);
+    sg_scene s;
+    if (!err) err = sg_scene_group_read(file, "", path, dxpl, &s);
+    if (!err) {
+      if (o) fprintf(o, "%s: signorini scene (format version %lld)\n", path, version);
+      if (o) print_scene(o, &s);
+      sg_scene_destroy(&s);
+    }
+  } else if (!err && !strcmp(kind, SG_KIND_TRAJ)) {
+    if (version != SG_TRAJ_FORMAT_VERSION)
+      err = sg_error_set(SG_ERR_FORMAT, "%s: trajectory format_version %lld is not supported (this build reads version %d)",
+                         path, version, SG_TRAJ_FORMAT_VERSION);
+    if (!err) err = traj_info(file, path, dxpl, o);
+  } else if (!err) {
+    err = sg_error_set(SG_ERR_FORMAT, "%s: unknown kind '%s' (expected %s or %s)", path, kind, SG_KIND_SCENE,
+                       SG_KIND_TRAJ);
+  }
+  sg_h5_close(&dxpl);
+  sg_h5_close(&file);
+  if (o) fflush(o);
+  return sg_error_collective(comm, err);
+}

@@ -1,0 +1,104 @@
+/* Helpers shared by the files of src/io (not part of the public interface). HDF5 handles are
+ * closed by the function that opened them; every sg_err return has recorded a one-line message
+ * that names the file and, where there is one, the dataset. */
+#ifndef SG_IO_INTERNAL_H
+#define SG_IO_INTERNAL_H
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdint.h>
+#include "signorini/scene.h"
+
+#define SG_TRAJ_FORMAT_VERSION 1
+#define SG_KIND_SCENE "signorini-scene"
+#define SG_KIND_TRAJ "signorini-trajectory"
+
+/* --- h5util.c: HDF5 plumbing ------------------------------------------------------------------- */
+void sg_h5_quiet(void);
+/* Property lists: file access through MPI-IO, collective transfers. < 0 on failure. */
+hid_t sg_h5_fapl(MPI_Comm comm);
+hid_t sg_h5_dxpl(void);
+/* Open an existing file read-only (collective); messages say why it cannot be opened. */
+sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t *file);
+/* Create (truncate) `tmp_path`; messages name `shown_path`, the name the user asked for. */
+sg_err sg_h5_create(MPI_Comm comm, const char *tmp_path, const char *shown_path, hid_t *file);
+void sg_h5_close(hid_t *id);
+/* 1 if every component of the relative path `name` exists under loc, else 0. */
+int sg_h5_exists(hid_t loc, const char *name);
+
+sg_err sg_h5_attr_write_int(hid_t loc, const char *name, long long value, const char *file);
+sg_err sg_h5_attr_write_str(hid_t loc, const char *name, const char *value, const char *file);
+/* Read an integer (scalar or one-element) or string attribute; *found = 0 when it is absent. */
+sg_err sg_h5_attr_read_int(hid_t loc, const char *name, long long *value, int *found, const char *file);
+sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, int *found,
+                           const char *file);
+
+/* Create a dataset, with any missing intermediate groups. maxdims NULL: fixed size; chunk NULL:
+ * contiguous. Never pre-filled: every element is written before it is read. */
+sg_err sg_h5_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
+                            const hsize_t *maxdims, const hsize_t *chunk, const char *file,
+                            hid_t *dset);
+/* Grow the first axis of a chunked dataset to n. */
+sg_err sg_h5_extend(hid_t dset, hsize_t n, const char *file, const char *name);
+
+/* Collective write of body rows selected by global id: the dataset is [N] or [N][ncols]
+ * (frame < 0) or [T][N][ncols] (row `frame` of the first axis); this rank writes `count` rows
+ * with ids gid[0..count) taken from data (row-major, count x max(ncols, 1) of memtype).
+ * count = 0 takes part in the collective call without writing. */
+sg_err sg_h5_write_rows(hid_t dset, hid_t memtype, long long frame, int ncols, int count,
+                        const int64_t *gid, const void *data, hid_t dxpl, const char *file,
+                        const char *name);
+/* Collective write of elements [start, start + count) of a 1-D dataset from the ranks with
+ * write = 1; the others take part without writing. */
+sg_err sg_h5_write_range(hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,
+                         const void *data, hid_t dxpl, const char *file, const char *name);
+/* Collective write of a whole dataset from the ranks with write = 1 (the others select none). */
+sg_err sg_h5_write_whole(hid_t dset, hid_t memtype, int write, const void *data, hid_t dxpl,
+                         const char *file, const char *name);
+
+/* Checked read of a whole numeric dataset `name` (relative to loc; `shown` is its absolute name
+ * in messages). want_int: integer or enum classes are read as int, else integer or float classes
+ * as double. dims[k] >= 0 must match; dims[k] < 0 accepts any extent and returns it. `why`, when
+ * not NULL, is appended to a shape mismatch message (where the expected extent comes from).
+ * *buf is allocated (free()); it is NULL when the dataset has no elements. */
+sg_err sg_h5_read_checked(hid_t loc, const char *name, const char *shown, const char *file,
+                          int want_int, int rank, long long *dims, const char *why, hid_t dxpl,
+                          void **buf);
+
+/* Root attributes: kind ("" when absent) and format_version (required). */
+sg_err sg_h5_read_header(hid_t file, const char *path, char *kind, size_t len, long long *version);
+
+/* Number of bodies in the file: one past the largest global id on any rank (collective). */
+long long sg_io_n_global(MPI_Comm comm, const sg_scene *s);
+/* Collective check, before a row write, that the rows given by the ranks (count ids in gid on
+ * this rank) are exactly the ids 0..n_global-1, each once; the same error on every rank. */
+sg_err sg_io_check_rows(MPI_Comm comm, int count, const int64_t *gid, long long n_global,
+                        const char *file);
+/* Rows this rank writes: every rank holds the whole scene for now, so rank 0 writes them all;
+ * with distributed bodies each rank writes the rows it owns (see sg_h5_write_rows). */
+int sg_io_rows_here(MPI_Comm comm, const sg_scene *s);
+
+/* --- fsutil.c: files beside HDF5 (rank 0 acts, every rank gets the result) --------------------- */
+/* "<path><suffix>.<pid of rank 0>"; free() the result. */
+char *sg_fs_tmp_name(MPI_Comm comm, const char *path, const char *suffix);
+/* SG_ERR_IO naming `path` when its directory is missing or not writable. */
+sg_err sg_fs_check_dir(MPI_Comm comm, const char *path);
+/* Why `path` cannot be read: SG_OK when it is a readable regular file. */
+sg_err sg_fs_check_readable(MPI_Comm comm, const char *path);
+sg_err sg_fs_rename(MPI_Comm comm, const char *from, const char *to);
+void sg_fs_remove(MPI_Comm comm, const char *path);
+/* Write a whole text file atomically (temporary name, then rename); caller is one rank only. */
+sg_err sg_fs_write_atomic_local(const char *path, const char *text, size_t len);
+
+/* --- scene_io.c: the scene layout under a group (root of a scene file, /scene of a trajectory) -- */
+sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s,
+                            hid_t dxpl);
+/* prefix: the group's absolute name for messages ("" for the root). On failure s is zeroed. */
+sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl,
+                           sg_scene *s);
+
+/* --- xdmf.c ------------------------------------------------------------------------------------- */
+/* XDMF 3 description of a finished trajectory for ParaView; called by one rank. h5_name is the
+ * trajectory's base name, referenced relative to the .xmf. */
+sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_bodies,
+                     const double *times, long long n_frames);
+#endif
