@@ -4,6 +4,7 @@
 #include <string.h>
 #include "commands.h"
 #include "signorini/error.h"
+#include "signorini/options.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -22,19 +23,56 @@ int main(int argc, char **argv) {
   int k = 1;
   if (k < argc && argv[k][0] != '-') command = argv[k++];
   if (k < argc && argv[k][0] != '-') target = argv[k++];
-  for (; k < argc; ++k) rest[nrest++] = argv[k];
+  const char *stray = NULL;
+  for (; k < argc; ++k) {
+    /* a word that is neither an option nor the value right after one is a mistake (a forgotten -o) */
+    if (argv[k][0] != '-' && argv[k - 1][0] != '-' && !stray)
+      stray = argv[k];
+    rest[nrest++] = argv[k];
+  }
   rest[nrest] = NULL;
   char **pargv = rest;
 
+  /* PETSc's own error dump (twenty lines) would bury the one-line message: silence it, and check
+   * the -options_file arguments ourselves so that the message names the file. */
+  PetscErrorPrintf = PetscErrorPrintfNone;
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    fprintf(stderr, "signorini: error: cannot initialize MPI\n");
+    return 1;
+  }
+  int rank0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank0);
+  const char *options_file = NULL;
+  for (int a = 1; a + 1 < nrest; ++a)
+    if (!strcmp(rest[a], "-options_file")) {
+      options_file = rest[a + 1];
+      FILE *f = fopen(rest[a + 1], "r");
+      if (!f) {
+        if (rank0 == 0) fprintf(stderr, "signorini: error: cannot read options file %s\n", rest[a + 1]);
+        MPI_Finalize();
+        return 1;
+      }
+      fclose(f);
+    }
   if (PetscInitialize(&nrest, &pargv, NULL, NULL)) {
-    fprintf(stderr, "signorini: error: cannot initialize PETSc/MPI\n");
+    if (rank0 == 0) {
+      if (options_file)
+        fprintf(stderr, "signorini: error: malformed options file %s (each line: -name [value])\n", options_file);
+      else
+        fprintf(stderr, "signorini: error: malformed options on the command line\n");
+    }
+    MPI_Finalize();
     return 1;
   }
   PetscPushErrorHandler(PetscReturnErrorHandler, NULL); /* our own one-line messages instead */
   int rank;
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
   sg_err err = SG_OK;
-  if (!command) {
+  if (stray) {
+    err = sg_error_set(SG_ERR_ARG, "unexpected argument '%s' (options start with '-'; the output is -o FILE)", stray);
+  } else if (!command && sg_opt_help_requested()) {
+    if (rank == 0) usage(stdout);
+  } else if (!command) {
     if (rank == 0) usage(stderr);
     err = sg_error_set(SG_ERR_ARG, "missing command");
   } else if (!strcmp(command, "generate")) {
@@ -53,5 +91,6 @@ int main(int argc, char **argv) {
   if (err && rank == 0) fprintf(stderr, "signorini: error: %s\n", sg_error_message());
   PetscPopErrorHandler();
   PetscFinalize();
+  MPI_Finalize();
   return err ? 1 : 0;
 }

@@ -143,6 +143,8 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
   return SG_OK;
 }
 
+static sg_err flush_stats(sg_traj_writer *w);
+
 sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s) {
   if (!w) return sg_error_set(SG_ERR_ARG, "sg_traj_write_frame: no trajectory writer");
   int mine = sg_io_rows_here(w->comm, s);
@@ -163,7 +165,11 @@ sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s) {
   if (err) return err;
   w->times[f] = s->time;
   w->n_frames++;
-  return SG_OK;
+  /* Each frame is a checkpoint of the file: write the buffered stats and HDF5's metadata, so the
+   * .partial of a run that dies holds every frame so far and opens cleanly. */
+  SG_CHECK(flush_stats(w));
+  err = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? sg_error_set(SG_ERR_IO, "%s: cannot flush %s", w->path, w->tmp) : SG_OK;
+  return sg_error_collective(w->comm, err);
 }
 
 static sg_err flush_stats(sg_traj_writer *w) {

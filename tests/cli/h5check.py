@@ -1,0 +1,161 @@
+"""HDF5 checks and scene edits for the command-line tests (tests/cli/test_*.sh), with h5py.
+
+  h5check.py traj TRAJ SCENE T_FINAL STEPS   a finished trajectory written from SCENE for T_FINAL
+                                             seconds; STEPS: the step count the run printed
+  h5check.py same TRAJ_A TRAJ_B ATOL         both trajectories hold the same frames (within ATOL)
+  h5check.py complete FILE VALUE             FILE opens and its root attribute complete == VALUE
+  h5check.py mutate SRC DST EDIT             copy the scene SRC to DST and break it (EDIT below)
+
+Each check prints "ok" or "FAIL" with what it looked at; the exit status is 1 when one failed.
+"""
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("  ok      " if ok else "  FAIL    ") + what)
+    if not ok:
+        failed += 1
+    return ok
+
+
+def attr_str(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def check_traj(traj, scene, t_final, steps_printed):
+    t_final = float(t_final)
+    steps_printed = int(steps_printed)
+    with h5py.File(scene, "r") as s:
+        n = s["bodies/shape"].shape[0]
+        scene_pos = s["bodies/position"][:]
+        scene_shape = s["bodies/shape"][:]
+    with h5py.File(traj, "r") as f:
+        a = f.attrs
+        check(attr_str(a.get("kind", "")) == "signorini-trajectory", f"{traj}: kind = signorini-trajectory")
+        check("complete" in a and int(a["complete"]) == 1, f"{traj}: root attribute complete == 1 "
+              f"(found {a.get('complete')})")
+        check("format_version" in a and int(a["format_version"]) == 1, f"{traj}: format_version == 1")
+        pos = f["frames/position"]
+        T = pos.shape[0]
+        check(len(pos.shape) == 3 and pos.shape[1:] == (n, 3),
+              f"{traj}: /frames/position has shape [T][{n}][3] (found {list(pos.shape)})")
+        check(T >= 2, f"{traj}: at least 2 frames (found {T})")
+        for name, cols in (("orientation", 4), ("velocity", 6)):
+            d = f["frames/" + name]
+            check(d.shape == (T, n, cols), f"{traj}: /frames/{name} has shape [{T}][{n}][{cols}] "
+                  f"(found {list(d.shape)})")
+        time = f["frames/time"][:]
+        check(time.shape == (T,), f"{traj}: /frames/time has {T} entries (found {time.shape})")
+        dt = float(attr_str(a["dt"])) if "dt" in a else None
+        check(dt is not None and dt > 0, f"{traj}: root attribute dt present (found {a.get('dt')})")
+        steps = int(round(t_final / dt)) if dt else -1
+        check(steps_printed == steps, f"{traj}: the run printed {steps_printed} steps, "
+              f"round(t_final / dt) = {steps}")
+        if len(time) >= 2 and dt:
+            check(time[0] == 0.0 and abs(time[-1] - steps * dt) < 1e-9 and np.all(np.diff(time) > 0),
+                  f"{traj}: frame times rise from 0 to {steps * dt:g} (found {time[0]:g} .. {time[-1]:g})")
+        res = f["stats/contact_residual"]
+        check(res.shape == (steps,), f"{traj}: /stats/contact_residual has one entry per step "
+              f"({steps}; found {res.shape})")
+        for name in ("time", "iterations", "residual_primal", "residual_dual", "n_contacts",
+                     "wall_seconds", "converged", "max_penetration"):
+            d = f["stats/" + name]
+            check(d.shape == res.shape, f"{traj}: /stats/{name} has as many entries as "
+                  f"/stats/contact_residual (found {d.shape})")
+        if dt and res.shape == (steps,):
+            st = f["stats/time"][:]
+            check(np.allclose(st, dt * np.arange(1, steps + 1), rtol=0, atol=1e-9),
+                  f"{traj}: /stats/time is dt, 2 dt, ..., {steps} dt")
+            check(np.all(np.isfinite(res[:])) and np.all(res[:] >= 0),
+                  f"{traj}: contact residuals are finite and >= 0")
+        p0 = pos[0]
+        diff = np.max(np.abs(p0 - scene_pos)) if p0.shape == scene_pos.shape else float("nan")
+        check(np.array_equal(p0, scene_pos), f"{traj}: /frames/position[0] equals {scene}:/bodies/position "
+              f"(bodies in scene order; max diff {diff:g})")
+        check(np.array_equal(f["scene/bodies/position"][:], scene_pos)
+              and np.array_equal(f["scene/bodies/shape"][:], scene_shape),
+              f"{traj}: /scene/bodies holds the scene in its order")
+        check(all(np.all(np.isfinite(f["frames/" + k][:])) for k in ("position", "orientation", "velocity")),
+              f"{traj}: every frame is finite")
+    xmf = Path(traj).with_suffix(".xmf")
+    try:
+        root = ET.parse(xmf).getroot()
+        grids = [g for g in root.iter("Grid") if g.get("GridType") == "Uniform"]
+        hdf = {d.text.strip().split(":")[0] for d in root.iter("DataItem")
+               if d.get("Format") == "HDF" and d.text}
+        check(len(grids) == T and hdf == {Path(traj).name},
+              f"{xmf}: well-formed XML, {T} grids, references {Path(traj).name} "
+              f"(found {len(grids)} grids, {sorted(hdf)})")
+    except (ET.ParseError, OSError) as e:
+        check(False, f"{xmf}: cannot be parsed ({e})")
+
+
+def check_same(ta, tb, atol):
+    with h5py.File(ta, "r") as a, h5py.File(tb, "r") as b:
+        for name in ("time", "position", "orientation", "velocity"):
+            x, y = a["frames/" + name][:], b["frames/" + name][:]
+            ok = x.shape == y.shape and np.allclose(x, y, rtol=0, atol=float(atol))
+            diff = np.max(np.abs(x - y)) if x.shape == y.shape else float("nan")
+            check(ok, f"/frames/{name} of {ta} and {tb} agree within {atol} "
+                  f"(shapes {x.shape} {y.shape}, max diff {diff:g})")
+
+
+def check_complete(path, value):
+    try:
+        with h5py.File(path, "r") as f:
+            c = f.attrs.get("complete")
+            check(c is not None and int(c) == int(value), f"{path}: opens, complete == {value} (found {c})")
+    except OSError as e:
+        check(False, f"{path}: cannot be opened ({e})")
+
+
+def mutate(src, dst, edit):
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        def edit_row(name, row, col, value):
+            d = f[name][:]
+            if col is None:
+                d[row] = value
+            else:
+                d[row, col] = value
+            f[name][...] = d
+
+        if edit == "no_size":
+            del f["bodies/size"]
+        elif edit.startswith("nan_position_"):          # nan_position_<body>
+            edit_row("bodies/position", int(edit.split("_")[-1]), 1, np.nan)
+        elif edit.startswith("negative_density_"):      # negative_density_<body>
+            edit_row("bodies/density", int(edit.split("_")[-1]), None, -1000.0)
+        elif edit.startswith("zero_radius_"):           # zero_radius_<body>
+            edit_row("bodies/size", int(edit.split("_")[-1]), 0, 0.0)
+        elif edit.startswith("shape7_"):                # shape7_<body>
+            edit_row("bodies/shape", int(edit.split("_")[-1]), None, 7)
+        elif edit == "friction_not_square":
+            m = f["materials/friction"].shape[0]
+            del f["materials/friction"]
+            f["materials/friction"] = np.full((m + 1, m), 0.3)
+        else:
+            sys.exit(f"h5check.py: unknown edit {edit}")
+
+
+def describe(path):
+    """The per-body fields of a scene, for the test to pick bodies."""
+    with h5py.File(path, "r") as f:
+        for k in ("shape", "fixed"):
+            print(k, " ".join(str(int(v)) for v in f["bodies/" + k][:]))
+
+
+if __name__ == "__main__":
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"traj": check_traj, "same": check_same, "complete": check_complete, "mutate": mutate,
+     "describe": describe}[cmd](*args)
+    sys.exit(1 if failed else 0)
