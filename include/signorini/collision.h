@@ -29,13 +29,17 @@ typedef struct {
   int *pairs;          /* [n][2], smaller local index first */
 } sg_broadphase;
 
-sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin);
+/* sweep_dt > 0 grows each body's bound by the distance it can travel in that time (speculative
+ * contacts: a fast body meets its contacts before it reaches them, not after penetrating). */
+sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double sweep_dt);
 void sg_broadphase_destroy(sg_broadphase *bp);
 
 /* World placement of body i (R from its quaternion). */
 void sg_scene_geom(const sg_scene *s, int i, sg_geom *g);
 
-/* Broad + narrow phase: all contacts with gap < margin. */
-sg_err sg_find_contacts(const sg_scene *s, double margin, sg_broadphase *bp, sg_contacts *out);
+/* Upper bound of the speed of any point of body i (|v| + |w| times its bounding radius). */
+double sg_body_speed_bound(const sg_scene *s, int i);
+/* Broad + narrow phase: all contacts with gap < margin + sweep_dt (speed bound of a + of b). */
+sg_err sg_find_contacts(const sg_scene *s, double margin, double sweep_dt, sg_broadphase *bp, sg_contacts *out);
 
 #endif

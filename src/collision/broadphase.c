@@ -89,7 +89,7 @@ static void table_insert(cell_table *t, int64_t key, int start, int count) {
   t->count[slot] = count;
 }
 
-sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin) {
+sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double sweep_dt) {
   bp->n = 0;
   int n = s->n;
   if (n < 2) return SG_OK;
@@ -108,7 +108,10 @@ sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin) 
   int nfinite = 0;
   for (int i = 0; i < n; ++i) {
     radius[i] = sg_body_bounding_radius(s, i);
-    if (isfinite(radius[i])) sorted[nfinite++] = radius[i];
+    if (isfinite(radius[i])) {
+      radius[i] += sweep_dt * sg_body_speed_bound(s, i);
+      sorted[nfinite++] = radius[i];
+    }
   }
   double median = 0;
   if (nfinite) {

@@ -25,9 +25,15 @@ int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y) {
 
 static int cmp_contact(const void *a, const void *b) { return sg_contact_key_cmp(a, b); }
 
-sg_err sg_find_contacts(const sg_scene *s, double margin, sg_broadphase *bp, sg_contacts *out) {
+double sg_body_speed_bound(const sg_scene *s, int i) {
+  if (s->fixed[i]) return 0.0;
+  const double *v = s->vel + 6 * i;
+  return v3_norm(v) + v3_norm(v + 3) * sg_body_bounding_radius(s, i);
+}
+
+sg_err sg_find_contacts(const sg_scene *s, double margin, double sweep_dt, sg_broadphase *bp, sg_contacts *out) {
   out->n = 0;
-  SG_CHECK(sg_broadphase_pairs(bp, s, margin));
+  SG_CHECK(sg_broadphase_pairs(bp, s, margin, sweep_dt));
   for (int k = 0; k < bp->n; ++k) {
     int i = bp->pairs[2 * k], j = bp->pairs[2 * k + 1];
     /* canonical roles: A is the body with the smaller global id */
@@ -36,7 +42,8 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, sg_broadphase *bp, sg_
     sg_manifold m;
     sg_scene_geom(s, i, &ga);
     sg_scene_geom(s, j, &gb);
-    if (sg_collide(&ga, &gb, margin, &m) <= 0) continue;
+    double reach = margin + sweep_dt * (sg_body_speed_bound(s, i) + sg_body_speed_bound(s, j));
+    if (sg_collide(&ga, &gb, reach, &m) <= 0) continue;
     SG_CHECK(sg_grow((void **)&out->c, &out->cap, out->n + m.n, sizeof *out->c, "contacts"));
     for (int p = 0; p < m.n; ++p) {
       sg_contact *c = &out->c[out->n++];

@@ -7,11 +7,12 @@
  *      -- the only quantity a remote subsystem's owner has to send to the constraint's owner;
  *   3. per constraint: lambda_i by (36) hard, (37) soft, (38) strict cone, then beta z_ij = y_ij + lambda_i,
  *      and the per-subsystem sums needed by the next v-update and by theta_d (42).
- * u and z are never stored: u_ij = -lambda_i, and only beta z_ij + lambda_i enters (34). */
+ * u is never stored: u_ij = -lambda_i (39). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/anderson.h"
 #include "signorini/cone.h"
 #include "signorini/la.h"
 #include "signorini/options.h"
@@ -21,11 +22,21 @@ typedef struct {
   double gamma;      /* -subadmm_gamma: residual ratio that triggers the adaptive penalty (43) */
   double beta_user;  /* -subadmm_beta: fixed initial penalty (0: pseudo-density rule) */
   int adapt;         /* -subadmm_adapt */
+  double relax;      /* -subadmm_relax: over-relaxation alpha of J v in (35) */
+  int anderson_m;   /* -subadmm_anderson: memory of the Anderson acceleration (0: off) */
+  sg_anderson aa;
+  double *state, *image; /* (s_rhs, lambda) before and after one iteration */
+  int cap_state;
+  int desaxce;       /* -subadmm_cone desaxce: Euclidean projection with the lagged De Saxce term */
+  int shift_every;   /* -subadmm_desaxce_every: iterations between updates of the frozen De Saxce term */
+  double *shift;     /* per constraint: frozen mu ||z_t|| */
+  int cap_shift;
   /* work arrays, grown on demand */
   double *G, *L;     /* per subsystem: sum_i J_ij^T J_ij, and the factor of H_j */
   double *s_rhs;     /* per v entry: sum_i J_ij^T (beta z_ij + lambda_i) */
   double *s_lam;     /* per v entry: sum_i J_ij^T lambda_i */
   double *y;         /* per pair, 3 entries: y_ij */
+  double *z;         /* per pair, 3 entries: z_ij (needed only with over-relaxation) */
   double *lam_new;   /* per row */
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
   int cap_a, cap_v, cap_pair, cap_row, cap_sub;
@@ -36,6 +47,7 @@ static sg_err subadmm_create(sg_solver *s) {
   if (!d) return SG_ERR_MEM;
   d->gamma = 10.0;
   d->adapt = 1;
+  d->relax = 1.0;
   s->data = d;
   return SG_OK;
 }
@@ -47,13 +59,24 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   SG_CHECK(sg_opt_real("-subadmm_beta", 0.0, 0.0, 1e30,
                        "initial penalty beta (0: geometric mean of the pseudo-densities)", &d->beta_user));
   SG_CHECK(sg_opt_bool("-subadmm_adapt", 1, "adapt beta by (43)", &d->adapt));
+  char cone[16];
+  SG_CHECK(sg_opt_choice("-subadmm_cone", "strict", "strict|desaxce", "contact operator in (38): the strict operator (17), or the Euclidean cone projection with the De Saxce term of the previous iterate (as CANAL (21))", cone, sizeof cone));
+  d->desaxce = !strcmp(cone, "desaxce");
+  long every;
+  SG_CHECK(sg_opt_int("-subadmm_desaxce_every", 1, 1, 1000000, "iterations between updates of the frozen De Saxce term (desaxce cone)", &every));
+  d->shift_every = (int)every;
+  long m;
+  SG_CHECK(sg_opt_int("-subadmm_anderson", d->anderson_m, 0, 32, "Anderson acceleration memory on the iteration state (sum_i J^T (beta z + lambda), lambda); 0: off", &m));
+  d->anderson_m = (int)m;
+  SG_CHECK(sg_opt_real("-subadmm_relax", d->relax, 0.1, 1.99, "over-relaxation: J v is replaced by alpha J v + (1 - alpha) z in (35)", &d->relax));
   return SG_OK;
 }
 
 static void subadmm_destroy(sg_solver *s) {
   subadmm *d = s->data;
   if (!d) return;
-  free(d->G); free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->lam_new); free(d->sub_npairs);
+  free(d->G); free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->shift);
+  sg_anderson_destroy(&d->aa); free(d->lam_new); free(d->sub_npairs);
   free(d);
   s->data = NULL;
 }
@@ -71,7 +94,11 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   c = d->cap_v;
   SG_CHECK(sg_grow((void **)&d->s_lam, &c, nv, sizeof(double), "SubADMM sums"));
   d->cap_v = c;
-  SG_CHECK(sg_grow((void **)&d->y, &d->cap_pair, 3 * npair, sizeof(double), "SubADMM pair values"));
+  c = d->cap_pair;
+  SG_CHECK(sg_grow((void **)&d->y, &c, 3 * npair, sizeof(double), "SubADMM pair values"));
+  c = d->cap_pair;
+  SG_CHECK(sg_grow((void **)&d->z, &c, 3 * npair, sizeof(double), "SubADMM slacks"));
+  d->cap_pair = c;
   SG_CHECK(sg_grow((void **)&d->lam_new, &d->cap_row, nrow, sizeof(double), "SubADMM multipliers"));
   SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
   return SG_OK;
@@ -177,23 +204,27 @@ static void v_update(subadmm *d, const sg_problem *p, double *v) {
   }
 }
 
-/* Pass 2: y_ij = beta J_ij vhat_j - lambda_i for every pair. */
+/* Pass 2: y_ij = beta xhat_ij - lambda_i for every pair, xhat_ij = alpha J_ij vhat_j + (1 - alpha) z_ij
+ * (alpha = 1 is the plain update (35); alpha > 1 is the usual ADMM over-relaxation). */
 static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
+  const double alpha = d->relax;
   for (int i = 0; i < p->n_con; ++i) {
     int rows = sg_con_rows(p->kind[i]);
     const double *li = lambda + p->con_row[i];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       double *y = d->y + 3 * q;
+      const double *z = d->z + 3 * q;
       pair_apply(p, q, rows, v, y);
-      for (int r = 0; r < rows; ++r) y[r] = beta * y[r] - li[r];
+      for (int r = 0; r < rows; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
     }
   }
 }
 
-/* Pass 3: lambda by (36)-(38), the sums for the next v-update, and theta_p = max ||J_ij v_j - z_ij||
- * = max ||lambda_old - lambda_new|| / beta (from (35) with u = -lambda_old). */
+/* Pass 3: lambda by (36)-(38), z by (35), the sums for the next v-update, and
+ * theta_p = max ||J_ij v_j - z_ij|| (42). */
 static double constraint_update(subadmm *d, const sg_problem *p, double *lambda, double beta) {
   int nv = sg_problem_n_v(p);
+  const double alpha = d->relax;
   memset(d->s_rhs, 0, (size_t)nv * sizeof(double));
   memset(d->s_lam, 0, (size_t)nv * sizeof(double));
   double theta_p = 0;
@@ -214,21 +245,42 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
       default: { /* (38) */
         double ls[3];
         for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) / nz;
-        sg_cone_project_strict(p->mu[i], ls, ln);
+        if (d->desaxce) {
+          /* De Saxce: (z + e + [mu ||z_t||, 0, 0]) in C* _|_ lambda in C is Coulomb's law; with
+           * z_t from the previous iterate the projection is convex (the prox of C's indicator) */
+          ls[0] -= beta * d->shift[i] / nz;
+          sg_cone_project_euclid(p->mu[i], ls, ln);
+        } else {
+          sg_cone_project_strict(p->mu[i], ls, ln);
+        }
       }
     }
-    double dl = 0;
-    for (int r = 0; r < rows; ++r) dl += (li[r] - ln[r]) * (li[r] - ln[r]);
-    theta_p = fmax(theta_p, sqrt(dl) / beta);
     for (int q = q0; q < q1; ++q) {
-      double w[3];
-      for (int r = 0; r < rows; ++r) w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij + lambda_i */
+      double w[3], dp = 0, *z = d->z + 3 * q;
+      for (int r = 0; r < rows; ++r) {
+        /* recover J v from y = beta (alpha J v + (1 - alpha) z_old) - lambda_old */
+        double jv = ((d->y[3 * q + r] + li[r]) / beta - (1 - alpha) * z[r]) / alpha;
+        z[r] = (d->y[3 * q + r] + ln[r]) / beta; /* (35) */
+        dp += (jv - z[r]) * (jv - z[r]);
+        w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij - u_ij with u_ij = -lambda_i (39) */
+      }
+      theta_p = fmax(theta_p, sqrt(dp));
       pair_apply_T(p, q, rows, w, d->s_rhs);
       pair_apply_T(p, q, rows, ln, d->s_lam);
     }
     for (int r = 0; r < rows; ++r) li[r] = ln[r];
   }
   return theta_p;
+}
+
+/* De Saxce term mu ||sum_j z_ij,t|| per contact, frozen between updates. */
+static void update_shift(subadmm *d, const sg_problem *p) {
+  for (int i = 0; i < p->n_con; ++i) {
+    if (p->kind[i] != SG_CON_CONTACT) { d->shift[i] = 0; continue; }
+    double zt[2] = {0, 0};
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) { zt[0] += d->z[3 * q + 1]; zt[1] += d->z[3 * q + 2]; }
+    d->shift[i] = p->mu[i] * sqrt(zt[0] * zt[0] + zt[1] * zt[1]);
+  }
 }
 
 /* theta_d = max_j ||A_j vhat_j - b_j - sum_i J_ij^T lambda_i|| (42). */
@@ -248,7 +300,7 @@ static double dual_residual(const subadmm *d, const sg_problem *p, const double 
   return theta_d;
 }
 
-/* Sums for the first v-update from the warm start, taking z^0_ij = J_ij vhat^0_j. */
+/* Slacks and sums for the first v-update from the warm start, taking z^0_ij = J_ij vhat^0_j. */
 static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
   int nv = sg_problem_n_v(p);
   memset(d->s_rhs, 0, (size_t)nv * sizeof(double));
@@ -256,9 +308,9 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
     int rows = sg_con_rows(p->kind[i]);
     const double *li = lambda + p->con_row[i];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
-      double w[3];
-      pair_apply(p, q, rows, v, w);
-      for (int r = 0; r < rows; ++r) w[r] = beta * w[r] + li[r];
+      double w[3], *z = d->z + 3 * q;
+      pair_apply(p, q, rows, v, z);
+      for (int r = 0; r < rows; ++r) w[r] = beta * z[r] + li[r];
       pair_apply_T(p, q, rows, w, d->s_rhs);
     }
   }
@@ -283,9 +335,35 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     return SG_OK;
   }
   initial_sums(d, p, v, lambda, beta);
-  double theta_p = INFINITY, theta_d = INFINITY;
+  double theta_p = INFINITY, theta_d = INFINITY, fnorm_prev = INFINITY;
+  const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p), nstate = nv + nrow;
+  if (d->anderson_m > 0) {
+    if (d->relax != 1.0) return sg_error_set(SG_ERR_ARG, "-subadmm_anderson needs -subadmm_relax 1");
+    if (d->aa.n != nstate || d->aa.m != d->anderson_m) {
+      sg_anderson_destroy(&d->aa);
+      SG_CHECK(sg_anderson_init(&d->aa, d->anderson_m, nstate));
+    }
+    sg_anderson_reset(&d->aa);
+    int c = d->cap_state;
+    SG_CHECK(sg_grow((void **)&d->state, &c, nstate, sizeof(double), "SubADMM state"));
+    c = d->cap_state;
+    SG_CHECK(sg_grow((void **)&d->image, &c, nstate, sizeof(double), "SubADMM state"));
+    d->cap_state = c;
+  }
+  if (d->desaxce) {
+    SG_CHECK(sg_grow((void **)&d->shift, &d->cap_shift, p->n_con, sizeof(double), "De Saxce terms"));
+    update_shift(d, p);
+  }
   int it = 0;
   for (;;) {
+    if (d->desaxce && it > 0 && it % d->shift_every == 0) {
+      update_shift(d, p);
+      if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* the map changed */
+    }
+    if (d->anderson_m > 0) { /* the iteration is a map of (s_rhs, lambda) alone */
+      memcpy(d->state, d->s_rhs, (size_t)nv * sizeof(double));
+      memcpy(d->state + nv, lambda, (size_t)nrow * sizeof(double));
+    }
     v_update(d, p, v);
     pair_values(d, p, v, lambda, beta);
     theta_p = constraint_update(d, p, lambda, beta);
@@ -297,11 +375,24 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       return sg_error_set(SG_ERR_NUMERIC, "SubADMM diverged at iteration %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
     if (theta_p + theta_d < s->tol) { info->converged = 1; break; }
     if (s->max_it > 0 && it >= s->max_it) break;
+    if (d->anderson_m > 0) {
+      memcpy(d->image, d->s_rhs, (size_t)nv * sizeof(double));
+      memcpy(d->image + nv, lambda, (size_t)nrow * sizeof(double));
+      double fn = 0;
+      for (int k = 0; k < nstate; ++k) fn += (d->image[k] - d->state[k]) * (d->image[k] - d->state[k]);
+      fn = sqrt(fn);
+      /* safeguard: a jump in the fixed-point residual means the history misleads; start over */
+      if (fn > 2 * fnorm_prev) sg_anderson_reset(&d->aa);
+      fnorm_prev = fn;
+      SG_CHECK(sg_anderson_step(&d->aa, d->state, d->image));
+      memcpy(d->s_rhs, d->image, (size_t)nv * sizeof(double));
+      memcpy(lambda, d->image + nv, (size_t)nrow * sizeof(double));
+    }
     /* adaptive penalty (43); beta z_ij is kept, so the stored sums are rescaled accordingly */
     if (d->adapt && theta_p > 0 && theta_d > 0 && (theta_p > d->gamma * theta_d || theta_d > d->gamma * theta_p)) {
       double nb = beta * sqrt(theta_p / theta_d), ratio = nb / beta;
-      int nv = sg_problem_n_v(p);
       for (int k = 0; k < nv; ++k) d->s_rhs[k] = ratio * (d->s_rhs[k] - d->s_lam[k]) + d->s_lam[k];
+      if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* a new map: old differences do not apply */
       beta = nb;
       SG_CHECK(factorize(d, p, beta));
       info->refactorizations++;

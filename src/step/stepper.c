@@ -103,7 +103,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   sg_scene *s = st->s;
   double t0 = MPI_Wtime();
   memset(stats, 0, sizeof *stats);
-  SG_CHECK(sg_find_contacts(s, st->prm.margin, &st->bp, &st->contacts));
+  SG_CHECK(sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts));
   SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n, sizeof(int), "body map"));
   SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->prob, st->sub_of_body));
   const sg_problem *p = &st->prob;

@@ -33,7 +33,7 @@ int main(void) {
     }
     double margin = 0.01;
     sg_broadphase bp = {0};
-    CHECK_OK(sg_broadphase_pairs(&bp, &s, margin));
+    CHECK_OK(sg_broadphase_pairs(&bp, &s, margin, 0.0));
     qsort(bp.pairs, (size_t)bp.n, 2 * sizeof(int), cmp_pair);
     for (int k = 1; k < bp.n; ++k) CHECK(cmp_pair(bp.pairs + 2 * k - 2, bp.pairs + 2 * k) != 0);
     int missing = 0, both_fixed = 0;
