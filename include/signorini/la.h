@@ -76,5 +76,8 @@ void chol_solve(int n, const double *L, const double *b, double *x);
 /* 6x6 fast paths (the per-body H_b of paper 002 (41)); this L stores the reciprocal of its diagonal. */
 sg_err chol6_factor(const double *A, double *L);
 void chol6_solve(const double *L, const double *b, double *x);
+/* Inverse of a 6x6 SPD matrix through its Cholesky factor (SG_ERR_NUMERIC if not SPD): one mat-vec
+ * per solve afterwards, with no serial dependency chain. */
+sg_err spd6_inverse(const double *A, double *Ainv);
 
 #endif

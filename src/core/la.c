@@ -106,3 +106,18 @@ void chol6_solve(const double *L, const double *b, double *x) {
   }
   for (int i = 0; i < 6; ++i) x[i] = y[i];
 }
+
+sg_err spd6_inverse(const double *A, double *Ainv) {
+  double L[36];
+  SG_CHECK(chol6_factor(A, L));
+  for (int k = 0; k < 6; ++k) {
+    double e[6] = {0, 0, 0, 0, 0, 0}, col[6];
+    e[k] = 1.0;
+    chol6_solve(L, e, col);
+    for (int i = 0; i < 6; ++i) Ainv[i * 6 + k] = col[i];
+  }
+  /* exact symmetry, so that the result does not depend on which triangle is read */
+  for (int i = 0; i < 6; ++i)
+    for (int k = i + 1; k < 6; ++k) Ainv[i * 6 + k] = Ainv[k * 6 + i] = 0.5 * (Ainv[i * 6 + k] + Ainv[k * 6 + i]);
+  return SG_OK;
+}

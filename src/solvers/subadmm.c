@@ -32,7 +32,7 @@ typedef struct {
   double *shift;     /* per constraint: frozen mu ||z_t|| */
   int cap_shift;
   /* work arrays, grown on demand */
-  double *G, *L;     /* per subsystem: sum_i J_ij^T J_ij, and the factor of H_j */
+  double *G, *L;     /* per subsystem: sum_i J_ij^T J_ij, and H_j^{-1} (6x6) or the Cholesky factor of H_j */
   double *s_rhs;     /* per v entry: sum_i J_ij^T (beta z_ij + lambda_i) */
   double *s_lam;     /* per v entry: sum_i J_ij^T lambda_i */
   double *y;         /* per pair, 3 entries: y_ij */
@@ -115,6 +115,23 @@ static inline void pair_apply(const sg_problem *p, int q, int rows, const double
   }
 }
 
+/* 3x6 blocks (a contact on a rigid body): fixed sizes the compiler unrolls and vectorizes. */
+static inline void jv_3x6(const double *J, const double *v, double *out) {
+  for (int r = 0; r < 3; ++r)
+    out[r] = J[6 * r] * v[0] + J[6 * r + 1] * v[1] + J[6 * r + 2] * v[2] + J[6 * r + 3] * v[3] +
+             J[6 * r + 4] * v[4] + J[6 * r + 5] * v[5];
+}
+
+/* acc_w += J^T w and acc_l += J^T l in one pass over J. */
+static inline void jt2_3x6(const double *J, const double *w, const double *l, double *acc_w, double *acc_l) {
+  for (int c = 0; c < 6; ++c) {
+    acc_w[c] += J[c] * w[0] + J[6 + c] * w[1] + J[12 + c] * w[2];
+    acc_l[c] += J[c] * l[0] + J[6 + c] * l[1] + J[12 + c] * l[2];
+  }
+}
+
+static inline double max2(double a, double b) { return a > b ? a : b; }
+
 /* acc_j += J_q^T w (rows) */
 static inline void pair_apply_T(const sg_problem *p, int q, int rows, const double *w, double *acc) {
   int j = p->pair_sub[q], dof = p->sub_dof[j];
@@ -154,7 +171,7 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
     sg_err err;
     if (dof == 6) {
       for (int k = 0; k < 36; ++k) H[k] = A[k] + beta * G[k];
-      err = chol6_factor(H, d->L + off);
+      err = spd6_inverse(H, d->L + off); /* rigid bodies keep H^{-1}: the v-update is one mat-vec */
     } else {
       double *Hj = d->L + off; /* factor in place of a copy */
       for (int k = 0; k < dof * dof; ++k) Hj[k] = A[k] + beta * G[k];
@@ -196,7 +213,9 @@ static void v_update(subadmm *d, const sg_problem *p, double *v) {
     const double *L = d->L + p->sub_aoff[j];
     if (dof == 6) {
       for (int k = 0; k < 6; ++k) rhs[k] = p->b[off + k] + d->s_rhs[off + k];
-      chol6_solve(L, rhs, v + off);
+      for (int r = 0; r < 6; ++r)
+        v[off + r] = L[6 * r] * rhs[0] + L[6 * r + 1] * rhs[1] + L[6 * r + 2] * rhs[2] + L[6 * r + 3] * rhs[3] +
+                     L[6 * r + 4] * rhs[4] + L[6 * r + 5] * rhs[5];
     } else {
       for (int k = 0; k < dof; ++k) v[off + k] = p->b[off + k] + d->s_rhs[off + k];
       chol_solve(dof, L, v + off, v + off);
@@ -214,7 +233,9 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       double *y = d->y + 3 * q;
       const double *z = d->z + 3 * q;
-      pair_apply(p, q, rows, v, y);
+      int j = p->pair_sub[q];
+      if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
+      else pair_apply(p, q, rows, v, y);
       for (int r = 0; r < rows; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
     }
   }
@@ -237,7 +258,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
       for (int r = 0; r < rows; ++r) sum_y[r] += d->y[3 * q + r];
     switch (p->kind[i]) {
       case SG_CON_HARD: /* (36) */
-        ln[0] = fmax(0.0, -(sum_y[0] + beta * e[0]) / nz);
+        ln[0] = max2(0.0, -(sum_y[0] + beta * e[0]) / nz);
         break;
       case SG_CON_SOFT: /* (37) */
         ln[0] = -(p->damp[i] * sum_y[0] + beta * p->stiff[i] * e[0]) / (p->damp[i] * nz + beta);
@@ -264,13 +285,18 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
         dp += (jv - z[r]) * (jv - z[r]);
         w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij - u_ij with u_ij = -lambda_i (39) */
       }
-      theta_p = fmax(theta_p, sqrt(dp));
-      pair_apply_T(p, q, rows, w, d->s_rhs);
-      pair_apply_T(p, q, rows, ln, d->s_lam);
+      theta_p = max2(theta_p, dp); /* squared; one sqrt at the end */
+      int j = p->pair_sub[q];
+      if (rows == 3 && p->sub_dof[j] == 6) {
+        jt2_3x6(p->J + p->pair_joff[q], w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
+      } else {
+        pair_apply_T(p, q, rows, w, d->s_rhs);
+        pair_apply_T(p, q, rows, ln, d->s_lam);
+      }
     }
     for (int r = 0; r < rows; ++r) li[r] = ln[r];
   }
-  return theta_p;
+  return sqrt(theta_p);
 }
 
 /* De Saxce term mu ||sum_j z_ij,t|| per contact, frozen between updates. */
@@ -295,9 +321,9 @@ static double dual_residual(const subadmm *d, const sg_problem *p, const double 
       for (int b = 0; b < dof; ++b) r += A[a * dof + b] * v[off + b];
       s += r * r;
     }
-    theta_d = fmax(theta_d, sqrt(s));
+    theta_d = max2(theta_d, s);
   }
-  return theta_d;
+  return sqrt(theta_d);
 }
 
 /* Slacks and sums for the first v-update from the warm start, taking z^0_ij = J_ij vhat^0_j. */
