@@ -40,8 +40,8 @@ typedef struct {
 
 void sg_problem_reset(sg_problem *p);          /* empty, keeps memory */
 void sg_problem_destroy(sg_problem *p);
-static inline int sg_problem_n_v(const sg_problem *p) { return p->sub_off[p->n_sub]; }
-static inline int sg_problem_n_rows(const sg_problem *p) { return p->con_row[p->n_con]; }
+static inline int sg_problem_n_v(const sg_problem *p) { return p->n_sub ? p->sub_off[p->n_sub] : 0; }
+static inline int sg_problem_n_rows(const sg_problem *p) { return p->n_con ? p->con_row[p->n_con] : 0; }
 
 /* Append a subsystem with dof unknowns, its SPD block A (dof x dof, row-major) and b. */
 sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const double *b,

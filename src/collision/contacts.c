@@ -54,6 +54,6 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double sweep_dt, sg_br
       c->cp = m.p[p];
     }
   }
-  qsort(out->c, (size_t)out->n, sizeof *out->c, cmp_contact);
+  if (out->n > 1) qsort(out->c, (size_t)out->n, sizeof *out->c, cmp_contact);
   return SG_OK;
 }

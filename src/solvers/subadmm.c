@@ -346,6 +346,10 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   subadmm *d = s->data;
   int rank;
   MPI_Comm_rank(s->comm, &rank);
+  if (p->n_sub == 0) { /* nothing moves */
+    info->converged = 1;
+    return SG_OK;
+  }
   for (int j = 0; j < p->n_sub; ++j)
     if (p->sub_dof[j] > 64) return sg_error_set(SG_ERR_ARG, "SubADMM: subsystem with %d unknowns (at most 64)", p->sub_dof[j]);
   SG_CHECK(ensure_work(d, p));
