@@ -37,16 +37,19 @@ static sg_err get_raw(const char *name, char *buf, size_t len, int *found) {
   return SG_OK;
 }
 
+/* Register the option for -help and fetch its text; *found = 0 leaves the caller's default. */
+static sg_err lookup(const char *name, const char *def_text, const char *help, char *buf, size_t len, int *found) {
+  remember(name, def_text, help);
+  return get_raw(name, buf, len, found);
+}
+
 sg_err sg_opt_real(const char *name, double def, double lo, double hi, const char *help, double *out) {
   char d[64], buf[256];
   int found = 0;
   snprintf(d, sizeof d, "%g", def);
-  remember(name, d, help);
-  SG_CHECK(get_raw(name, buf, sizeof buf, &found));
-  if (!found) {
-    *out = def;
-    return SG_OK;
-  }
+  SG_CHECK(lookup(name, d, help, buf, sizeof buf, &found));
+  *out = def;
+  if (!found) return SG_OK;
   char *end = NULL;
   errno = 0;
   double v = strtod(buf, &end);
@@ -62,12 +65,9 @@ sg_err sg_opt_int(const char *name, long def, long lo, long hi, const char *help
   char d[64], buf[256];
   int found = 0;
   snprintf(d, sizeof d, "%ld", def);
-  remember(name, d, help);
-  SG_CHECK(get_raw(name, buf, sizeof buf, &found));
-  if (!found) {
-    *out = def;
-    return SG_OK;
-  }
+  SG_CHECK(lookup(name, d, help, buf, sizeof buf, &found));
+  *out = def;
+  if (!found) return SG_OK;
   char *end = NULL;
   errno = 0;
   long v = strtol(buf, &end, 10);
