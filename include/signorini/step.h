@@ -39,6 +39,18 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats);
 void sg_stepper_destroy(sg_stepper **st);
 
+/* Warm-start state carried from one step to the next (and through checkpoints): the identity of
+ * each contact of the last step and its multiplier, sorted by identity. */
+typedef struct {
+  int64_t gid_a, gid_b;
+  uint32_t feature;
+  double lambda[3];
+} sg_warm_entry;
+int sg_stepper_warm_count(const sg_stepper *st);
+const sg_warm_entry *sg_stepper_warm(const sg_stepper *st);
+/* Replace the warm start (entries must be sorted by (gid_a, gid_b, feature); checked). */
+sg_err sg_stepper_set_warm(sg_stepper *st, const sg_warm_entry *entries, int n);
+
 /* Access for tests and diagnostics: the last problem solved and its lambda. */
 const sg_problem *sg_stepper_problem(const sg_stepper *st);
 const double *sg_stepper_lambda(const sg_stepper *st);

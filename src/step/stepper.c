@@ -8,11 +8,7 @@
 #include "signorini/options.h"
 #include "signorini/step.h"
 
-typedef struct {
-  int64_t gid_a, gid_b;
-  uint32_t feature;
-  double lambda[3];
-} warm_entry;
+typedef sg_warm_entry warm_entry;
 
 struct sg_stepper {
   MPI_Comm comm;
@@ -61,6 +57,29 @@ void sg_stepper_destroy(sg_stepper **pst) {
   free(st->sub_of_body); free(st->v); free(st->lambda); free(st->warm);
   free(st);
   *pst = NULL;
+}
+
+int sg_stepper_warm_count(const sg_stepper *st) { return st->n_warm; }
+const sg_warm_entry *sg_stepper_warm(const sg_stepper *st) { return st->warm; }
+
+static int warm_order(const warm_entry *x, const warm_entry *y) {
+  if (x->gid_a != y->gid_a) return x->gid_a < y->gid_a ? -1 : 1;
+  if (x->gid_b != y->gid_b) return x->gid_b < y->gid_b ? -1 : 1;
+  if (x->feature != y->feature) return x->feature < y->feature ? -1 : 1;
+  return 0;
+}
+
+sg_err sg_stepper_set_warm(sg_stepper *st, const sg_warm_entry *entries, int n) {
+  for (int k = 1; k < n; ++k)
+    if (warm_order(&entries[k - 1], &entries[k]) >= 0)
+      return sg_error_set(SG_ERR_FORMAT, "warm-start entries not sorted by contact identity (entry %d)", k);
+  for (int k = 0; k < n; ++k)
+    for (int r = 0; r < 3; ++r)
+      if (!isfinite(entries[k].lambda[r])) return sg_error_set(SG_ERR_FORMAT, "warm-start entry %d is not finite", k);
+  SG_CHECK(sg_grow((void **)&st->warm, &st->cap_warm, n, sizeof *st->warm, "warm start"));
+  if (n) memcpy(st->warm, entries, (size_t)n * sizeof *entries);
+  st->n_warm = n;
+  return SG_OK;
 }
 
 const sg_problem *sg_stepper_problem(const sg_stepper *st) { return &st->prob; }
