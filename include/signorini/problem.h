@@ -34,8 +34,12 @@ typedef struct {
   int *pair_sub;    /* subsystem index of each (constraint, subsystem) pair */
   int *pair_joff;   /* offset of J_ij (rows x dof, row-major) into J */
   double *J;
+  /* distribution: rank owning each subsystem (NULL: all on this rank). A constraint is worked on
+   * by every rank that owns one of its subsystems. */
+  int *sub_owner;
+  int has_owners;   /* sub_owner valid for this problem (cleared by sg_problem_reset) */
   /* capacities */
-  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j;
+  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j, cap_owner;
 } sg_problem;
 
 void sg_problem_reset(sg_problem *p);          /* empty, keeps memory */
@@ -51,6 +55,9 @@ sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const d
 sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, double mu, double stiff,
                                  double damp, int n_pairs, const int *subs, const double *const *Js,
                                  int *index);
+
+/* Set the owner rank of every subsystem (owner[j], j < n_sub). */
+sg_err sg_problem_set_owners(sg_problem *p, const int *owner);
 
 /* Check that every number is finite and every block is well formed. */
 sg_err sg_problem_validate(const sg_problem *p);

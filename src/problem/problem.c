@@ -7,6 +7,7 @@
 void sg_problem_reset(sg_problem *p) {
   p->n_sub = 0;
   p->n_con = 0;
+  p->has_owners = 0;
   if (p->sub_off) p->sub_off[0] = 0;
   if (p->sub_aoff) p->sub_aoff[0] = 0;
   if (p->con_row) p->con_row[0] = 0;
@@ -16,7 +17,7 @@ void sg_problem_reset(sg_problem *p) {
 void sg_problem_destroy(sg_problem *p) {
   free(p->sub_dof); free(p->sub_off); free(p->sub_aoff); free(p->A); free(p->b); free(p->sub_gid);
   free(p->kind); free(p->con_row); free(p->e); free(p->mu); free(p->stiff); free(p->damp);
-  free(p->con_pair); free(p->pair_sub); free(p->pair_joff); free(p->J);
+  free(p->con_pair); free(p->pair_sub); free(p->pair_joff); free(p->J); free(p->sub_owner);
   memset(p, 0, sizeof *p);
 }
 
@@ -103,6 +104,13 @@ sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, doubl
   p->con_pair[i + 1] = poff + n_pairs;
   p->n_con = i + 1;
   if (index) *index = i;
+  return SG_OK;
+}
+
+sg_err sg_problem_set_owners(sg_problem *p, const int *owner) {
+  SG_CHECK(sg_grow((void **)&p->sub_owner, &p->cap_owner, p->n_sub, sizeof(int), "subsystem owners"));
+  if (p->n_sub) memcpy(p->sub_owner, owner, (size_t)p->n_sub * sizeof(int));
+  p->has_owners = 1;
   return SG_OK;
 }
 

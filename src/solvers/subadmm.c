@@ -1,13 +1,16 @@
 /* SubADMM, paper 002 Alg. 2: subsystem-wise ADMM on the reformulated problem (32)-(33).
- * One iteration is three passes, kept separate so that a distributed version can exchange data
- * between them (the halo exchange of a later issue):
+ * One iteration is three passes with the halo exchange between the second and the third:
  *   1. v-update per subsystem (34): vhat_j = H_j^{-1} (b_j + sum_i J_ij^T (beta z_ij - u_ij)),
  *      H_j = A_j + beta sum_i J_ij^T J_ij factorized once per step and when beta changes (40)-(41);
  *   2. per (constraint, subsystem) pair: y_ij = beta J_ij vhat_j + u_ij, with u_ij = -lambda_i (39)
  *      -- the only quantity a remote subsystem's owner has to send to the constraint's owner;
  *   3. per constraint: lambda_i by (36) hard, (37) soft, (38) strict cone, then beta z_ij = y_ij + lambda_i,
  *      and the per-subsystem sums needed by the next v-update and by theta_d (42).
- * u is never stored: u_ij = -lambda_i (39). */
+ * u is never stored: u_ij = -lambda_i (39).
+ * Distribution: each rank updates the subsystems it owns (problem->sub_owner) and every constraint
+ * touching one of them; for a constraint shared by two ranks both compute the same lambda from the
+ * same y values in the same order, so only y of shared pairs crosses ranks (one message per
+ * neighbour per iteration) and the result does not depend on the number of ranks, bit for bit. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +43,16 @@ typedef struct {
   double *lam_new;   /* per row */
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
   int cap_a, cap_v, cap_pair, cap_row, cap_sub;
+  /* distribution */
+  MPI_Comm comm;
+  int rank, size;
+  unsigned char *sub_mine, *con_mine; /* owned subsystems; constraints touching one */
+  int cap_mine_sub, cap_mine_con;
+  int *scount, *rcount, *soff, *roff; /* per rank: pairs sent / received, offsets */
+  int *send_pairs, *recv_pairs, cap_send, cap_recv;
+  double *send_buf, *recv_buf;
+  int cap_sbuf, cap_rbuf;
+  MPI_Request *req;
 } subadmm;
 
 static sg_err subadmm_create(sg_solver *s) {
@@ -76,6 +89,8 @@ static void subadmm_destroy(sg_solver *s) {
   subadmm *d = s->data;
   if (!d) return;
   free(d->G); free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->shift);
+  free(d->sub_mine); free(d->con_mine); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
+  free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
   sg_anderson_destroy(&d->aa); free(d->lam_new); free(d->sub_npairs);
   free(d);
   s->data = NULL;
@@ -141,6 +156,88 @@ static inline void pair_apply_T(const sg_problem *p, int q, int rows, const doub
     for (int c = 0; c < dof; ++c) aj[c] += J[r * dof + c] * w[r];
 }
 
+static inline int owner_of(const sg_problem *p, int j) { return p->has_owners ? p->sub_owner[j] : 0; }
+
+/* Which subsystems and constraints this rank works on, and the halo plan: for every neighbour, the
+ * pairs whose y it sends and receives, both listed in (constraint, pair) order so that the two
+ * sides agree on the layout of a message without exchanging indices. */
+static sg_err build_halo(subadmm *d, const sg_problem *p) {
+  const int P = d->size, me = d->rank;
+  SG_CHECK(sg_grow((void **)&d->sub_mine, &d->cap_mine_sub, p->n_sub, 1, "ownership"));
+  SG_CHECK(sg_grow((void **)&d->con_mine, &d->cap_mine_con, p->n_con, 1, "ownership"));
+  for (int j = 0; j < p->n_sub; ++j) d->sub_mine[j] = owner_of(p, j) == me;
+  for (int i = 0; i < p->n_con; ++i) {
+    d->con_mine[i] = 0;
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) d->con_mine[i] |= d->sub_mine[p->pair_sub[q]];
+  }
+  if (P == 1) return SG_OK;
+  if (!d->scount) {
+    SG_ALLOC(d->scount, P); SG_ALLOC(d->rcount, P); SG_ALLOC(d->soff, P + 1); SG_ALLOC(d->roff, P + 1);
+    SG_ALLOC(d->req, 2 * P);
+  }
+  memset(d->scount, 0, (size_t)P * sizeof(int));
+  memset(d->rcount, 0, (size_t)P * sizeof(int));
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {
+      d->soff[0] = d->roff[0] = 0;
+      for (int k = 0; k < P; ++k) {
+        d->soff[k + 1] = d->soff[k] + d->scount[k];
+        d->roff[k + 1] = d->roff[k] + d->rcount[k];
+      }
+      SG_CHECK(sg_grow((void **)&d->send_pairs, &d->cap_send, d->soff[P], sizeof(int), "halo plan"));
+      SG_CHECK(sg_grow((void **)&d->recv_pairs, &d->cap_recv, d->roff[P], sizeof(int), "halo plan"));
+      int c = d->cap_sbuf;
+      SG_CHECK(sg_grow((void **)&d->send_buf, &c, 3 * d->soff[P], sizeof(double), "halo buffers"));
+      d->cap_sbuf = c;
+      c = d->cap_rbuf;
+      SG_CHECK(sg_grow((void **)&d->recv_buf, &c, 3 * d->roff[P], sizeof(double), "halo buffers"));
+      d->cap_rbuf = c;
+      memset(d->scount, 0, (size_t)P * sizeof(int));
+      memset(d->rcount, 0, (size_t)P * sizeof(int));
+    }
+    for (int i = 0; i < p->n_con; ++i) {
+      if (!d->con_mine[i]) continue;
+      int q0 = p->con_pair[i], q1 = p->con_pair[i + 1];
+      for (int q = q0; q < q1; ++q) {
+        int o = owner_of(p, p->pair_sub[q]);
+        if (o != me) { /* y of a remote pair: received from its owner */
+          if (pass) d->recv_pairs[d->roff[o] + d->rcount[o]] = q;
+          d->rcount[o]++;
+          continue;
+        }
+        for (int q2 = q0; q2 < q1; ++q2) { /* sent once to every other rank sharing the constraint */
+          int o2 = owner_of(p, p->pair_sub[q2]), seen = 0;
+          if (o2 == me) continue;
+          for (int q3 = q0; q3 < q2; ++q3) seen |= owner_of(p, p->pair_sub[q3]) == o2;
+          if (seen) continue;
+          if (pass) d->send_pairs[d->soff[o2] + d->scount[o2]] = q;
+          d->scount[o2]++;
+        }
+      }
+    }
+  }
+  return SG_OK;
+}
+
+/* The halo exchange of one iteration: y of shared pairs to and from every neighbour. */
+static sg_err exchange_y(subadmm *d) {
+  const int P = d->size;
+  if (P == 1) return SG_OK;
+  int nreq = 0;
+  for (int k = 0; k < P; ++k)
+    if (d->rcount[k])
+      MPI_Irecv(d->recv_buf + 3 * d->roff[k], 3 * d->rcount[k], MPI_DOUBLE, k, 77, d->comm, &d->req[nreq++]);
+  for (int k = 0; k < P; ++k) {
+    if (!d->scount[k]) continue;
+    for (int m = d->soff[k]; m < d->soff[k + 1]; ++m) memcpy(d->send_buf + 3 * m, d->y + 3 * d->send_pairs[m], 3 * sizeof(double));
+    MPI_Isend(d->send_buf + 3 * d->soff[k], 3 * d->scount[k], MPI_DOUBLE, k, 77, d->comm, &d->req[nreq++]);
+  }
+  if (MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    return sg_error_set(SG_ERR_LIB, "SubADMM: halo exchange failed");
+  for (int m = 0; m < d->roff[P]; ++m) memcpy(d->y + 3 * d->recv_pairs[m], d->recv_buf + 3 * m, 3 * sizeof(double));
+  return SG_OK;
+}
+
 /* G_j = sum_i J_ij^T J_ij and the contact count per subsystem: fixed during a step. */
 static void build_gram(subadmm *d, const sg_problem *p) {
   memset(d->G, 0, (size_t)p->sub_aoff[p->n_sub] * sizeof(double));
@@ -151,13 +248,14 @@ static void build_gram(subadmm *d, const sg_problem *p) {
       int j = p->pair_sub[q], dof = p->sub_dof[j];
       const double *J = p->J + p->pair_joff[q];
       double *G = d->G + p->sub_aoff[j];
+      d->sub_npairs[j]++;
+      if (!d->sub_mine[j]) continue;
       for (int r = 0; r < rows; ++r)
         for (int a = 0; a < dof; ++a) {
           double ja = J[r * dof + a];
           if (ja == 0) continue;
           for (int b = 0; b < dof; ++b) G[a * dof + b] += ja * J[r * dof + b];
         }
-      d->sub_npairs[j]++;
     }
   }
 }
@@ -166,6 +264,7 @@ static void build_gram(subadmm *d, const sg_problem *p) {
 static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
   double H[36];
   for (int j = 0; j < p->n_sub; ++j) {
+    if (!d->sub_mine[j]) continue;
     int dof = p->sub_dof[j], off = p->sub_aoff[j];
     const double *A = p->A + off, *G = d->G + off;
     sg_err err;
@@ -209,6 +308,7 @@ static double initial_beta(const subadmm *d, const sg_problem *p) {
 static void v_update(subadmm *d, const sg_problem *p, double *v) {
   double rhs[64];
   for (int j = 0; j < p->n_sub; ++j) {
+    if (!d->sub_mine[j]) continue;
     int dof = p->sub_dof[j], off = p->sub_off[j];
     const double *L = d->L + p->sub_aoff[j];
     if (dof == 6) {
@@ -228,12 +328,14 @@ static void v_update(subadmm *d, const sg_problem *p, double *v) {
 static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
   const double alpha = d->relax;
   for (int i = 0; i < p->n_con; ++i) {
+    if (!d->con_mine[i]) continue;
     int rows = sg_con_rows(p->kind[i]);
     const double *li = lambda + p->con_row[i];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       double *y = d->y + 3 * q;
       const double *z = d->z + 3 * q;
       int j = p->pair_sub[q];
+      if (!d->sub_mine[j]) continue; /* received in the halo exchange */
       if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
       else pair_apply(p, q, rows, v, y);
       for (int r = 0; r < rows; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
@@ -250,6 +352,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
   memset(d->s_lam, 0, (size_t)nv * sizeof(double));
   double theta_p = 0;
   for (int i = 0; i < p->n_con; ++i) {
+    if (!d->con_mine[i]) continue;
     int rows = sg_con_rows(p->kind[i]), q0 = p->con_pair[i], q1 = p->con_pair[i + 1], nz = q1 - q0;
     double *li = lambda + p->con_row[i];
     const double *e = p->e + p->con_row[i];
@@ -287,6 +390,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
       }
       theta_p = max2(theta_p, dp); /* squared; one sqrt at the end */
       int j = p->pair_sub[q];
+      if (!d->sub_mine[j]) continue; /* the owner accumulates */
       if (rows == 3 && p->sub_dof[j] == 6) {
         jt2_3x6(p->J + p->pair_joff[q], w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
       } else {
@@ -302,7 +406,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
 /* De Saxce term mu ||sum_j z_ij,t|| per contact, frozen between updates. */
 static void update_shift(subadmm *d, const sg_problem *p) {
   for (int i = 0; i < p->n_con; ++i) {
-    if (p->kind[i] != SG_CON_CONTACT) { d->shift[i] = 0; continue; }
+    if (p->kind[i] != SG_CON_CONTACT || !d->con_mine[i]) { d->shift[i] = 0; continue; }
     double zt[2] = {0, 0};
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) { zt[0] += d->z[3 * q + 1]; zt[1] += d->z[3 * q + 2]; }
     d->shift[i] = p->mu[i] * sqrt(zt[0] * zt[0] + zt[1] * zt[1]);
@@ -313,6 +417,7 @@ static void update_shift(subadmm *d, const sg_problem *p) {
 static double dual_residual(const subadmm *d, const sg_problem *p, const double *v) {
   double theta_d = 0;
   for (int j = 0; j < p->n_sub; ++j) {
+    if (!d->sub_mine[j]) continue;
     int dof = p->sub_dof[j], off = p->sub_off[j];
     const double *A = p->A + p->sub_aoff[j];
     double s = 0;
@@ -331,11 +436,13 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
   int nv = sg_problem_n_v(p);
   memset(d->s_rhs, 0, (size_t)nv * sizeof(double));
   for (int i = 0; i < p->n_con; ++i) {
+    if (!d->con_mine[i]) continue;
     int rows = sg_con_rows(p->kind[i]);
     const double *li = lambda + p->con_row[i];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       double w[3], *z = d->z + 3 * q;
-      pair_apply(p, q, rows, v, z);
+      pair_apply(p, q, rows, v, z); /* the warm start vhat^0 is known for every subsystem */
+      if (!d->sub_mine[p->pair_sub[q]]) continue;
       for (int r = 0; r < rows; ++r) w[r] = beta * z[r] + li[r];
       pair_apply_T(p, q, rows, w, d->s_rhs);
     }
@@ -346,6 +453,10 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   subadmm *d = s->data;
   int rank;
   MPI_Comm_rank(s->comm, &rank);
+  d->comm = s->comm;
+  d->rank = rank;
+  MPI_Comm_size(s->comm, &d->size);
+  if (d->size > 1 && !p->has_owners) return sg_error_set(SG_ERR_ARG, "SubADMM: a problem on %d ranks needs subsystem owners", d->size);
   if (p->n_sub == 0) { /* nothing moves */
     info->converged = 1;
     return SG_OK;
@@ -353,6 +464,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   for (int j = 0; j < p->n_sub; ++j)
     if (p->sub_dof[j] > 64) return sg_error_set(SG_ERR_ARG, "SubADMM: subsystem with %d unknowns (at most 64)", p->sub_dof[j]);
   SG_CHECK(ensure_work(d, p));
+  SG_CHECK(build_halo(d, p));
   build_gram(d, p);
   double beta = d->beta_user > 0 ? d->beta_user : initial_beta(d, p);
   SG_CHECK(factorize(d, p, beta));
@@ -369,6 +481,8 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p), nstate = nv + nrow;
   if (d->anderson_m > 0) {
     if (d->relax != 1.0) return sg_error_set(SG_ERR_ARG, "-subadmm_anderson needs -subadmm_relax 1");
+    if (d->size > 1) /* its dot products would make results depend on the number of ranks */
+      return sg_error_set(SG_ERR_ARG, "-subadmm_anderson runs on one rank only (for now)");
     if (d->aa.n != nstate || d->aa.m != d->anderson_m) {
       sg_anderson_destroy(&d->aa);
       SG_CHECK(sg_anderson_init(&d->aa, d->anderson_m, nstate));
@@ -396,8 +510,15 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     }
     v_update(d, p, v);
     pair_values(d, p, v, lambda, beta);
+    SG_CHECK(exchange_y(d));
     theta_p = constraint_update(d, p, lambda, beta);
     theta_d = dual_residual(d, p, v);
+    if (d->size > 1) { /* max is exact in any order: every rank sees the same residuals */
+      double loc[2] = {theta_p, theta_d}, glob[2];
+      MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_MAX, d->comm);
+      theta_p = glob[0];
+      theta_d = glob[1];
+    }
     ++it;
     if (s->monitor && rank == 0)
       printf("  subadmm %4d  theta_p %.3e  theta_d %.3e  beta %.3e\n", it, theta_p, theta_d, beta);

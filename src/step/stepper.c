@@ -22,6 +22,11 @@ struct sg_stepper {
   double *v, *lambda;
   warm_entry *warm;     /* previous step's multipliers, sorted by contact identity */
   int n_warm, cap_warm, cap_body, cap_v, cap_row;
+  /* distribution */
+  int rank, size;
+  int *body_owner, *sub_owner, *con_keeper, cap_owner, cap_sub_owner, cap_keeper;
+  double *gather_buf;
+  int cap_gather, *counts, *displs;
 };
 
 sg_err sg_step_params_from_options(const sg_scene *s, sg_step_params *p) {
@@ -44,7 +49,56 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   st->s = s;
   st->prm = *params;
   st->solver = solver;
+  MPI_Comm_rank(comm, &st->rank);
+  MPI_Comm_size(comm, &st->size);
   *out = st;
+  if (st->size > 1) {
+    SG_ALLOC(st->counts, st->size);
+    SG_ALLOC(st->displs, st->size);
+    /* default owners: contiguous blocks of the moving bodies in scene order */
+    int *owner = sg_calloc((size_t)s->n, sizeof *owner, "owners");
+    if (!owner && s->n) return SG_ERR_MEM;
+    int n_moving = 0, k = 0;
+    for (int i = 0; i < s->n; ++i) n_moving += !s->fixed[i];
+    for (int i = 0; i < s->n; ++i) owner[i] = s->fixed[i] ? -1 : (int)((long long)(k++) * st->size / (n_moving ? n_moving : 1));
+    sg_err err = sg_stepper_set_owners(st, owner);
+    free(owner);
+    SG_CHECK(err);
+  }
+  return SG_OK;
+}
+
+sg_err sg_stepper_set_owners(sg_stepper *st, const int *owner) {
+  SG_CHECK(sg_grow((void **)&st->body_owner, &st->cap_owner, st->s->n, sizeof(int), "body owners"));
+  for (int i = 0; i < st->s->n; ++i) {
+    if (!st->s->fixed[i] && (owner[i] < 0 || owner[i] >= st->size))
+      return sg_error_set(SG_ERR_ARG, "body %lld: owner rank %d outside [0, %d)", (long long)st->s->gid[i], owner[i], st->size);
+    st->body_owner[i] = owner[i];
+  }
+  return SG_OK;
+}
+
+/* Every rank gets every item (items at data[off[i]] .. data[off[i+1]]), each item sent by its owner:
+ * the layout is derived from owner[] alone, which all ranks share, so no indices travel. */
+static sg_err allgather_items(sg_stepper *st, int n, const int *owner, const int *off, double *data) {
+  const int P = st->size;
+  memset(st->counts, 0, (size_t)P * sizeof(int));
+  for (int i = 0; i < n; ++i) st->counts[owner[i]] += off[i + 1] - off[i];
+  int total = 0;
+  for (int k = 0; k < P; ++k) { st->displs[k] = total; total += st->counts[k]; }
+  SG_CHECK(sg_grow((void **)&st->gather_buf, &st->cap_gather, total, sizeof(double), "gather buffer"));
+  double *mine = st->gather_buf + st->displs[st->rank];
+  int m = 0;
+  for (int i = 0; i < n; ++i)
+    if (owner[i] == st->rank)
+      for (int k = off[i]; k < off[i + 1]; ++k) mine[m++] = data[k];
+  if (MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, st->gather_buf, st->counts, st->displs, MPI_DOUBLE, st->comm) != MPI_SUCCESS)
+    return sg_error_set(SG_ERR_LIB, "all-gather of solver results failed");
+  for (int k = 0; k < P; ++k) st->counts[k] = st->displs[k]; /* reuse as read positions */
+  for (int i = 0; i < n; ++i) {
+    int o = owner[i];
+    for (int k = off[i]; k < off[i + 1]; ++k) data[k] = st->gather_buf[st->counts[o]++];
+  }
   return SG_OK;
 }
 
@@ -55,6 +109,7 @@ void sg_stepper_destroy(sg_stepper **pst) {
   sg_contacts_destroy(&st->contacts);
   sg_problem_destroy(&st->prob);
   free(st->sub_of_body); free(st->v); free(st->lambda); free(st->warm);
+  free(st->body_owner); free(st->sub_owner); free(st->con_keeper); free(st->gather_buf); free(st->counts); free(st->displs);
   free(st);
   *pst = NULL;
 }
@@ -134,8 +189,21 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
     if (st->sub_of_body[i] >= 0) memcpy(st->v + p->sub_off[st->sub_of_body[i]], s->vel + 6 * i, 6 * sizeof(double));
   warm_start_lambda(st);
 
+  if (st->size > 1) {
+    SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, p->n_sub, sizeof(int), "subsystem owners"));
+    for (int i = 0; i < s->n; ++i)
+      if (st->sub_of_body[i] >= 0) st->sub_owner[st->sub_of_body[i]] = st->body_owner[i];
+    SG_CHECK(sg_problem_set_owners(&st->prob, st->sub_owner));
+  }
+
   sg_solve_info info;
   SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, &info));
+  if (st->size > 1) { /* owners hold vhat of their subsystems; keepers (owner of the first pair) lambda */
+    SG_CHECK(sg_grow((void **)&st->con_keeper, &st->cap_keeper, p->n_con, sizeof(int), "constraint keepers"));
+    for (int i = 0; i < p->n_con; ++i) st->con_keeper[i] = st->sub_owner[p->pair_sub[p->con_pair[i]]];
+    SG_CHECK(allgather_items(st, p->n_sub, st->sub_owner, p->sub_off, st->v));
+    SG_CHECK(allgather_items(st, p->n_con, st->con_keeper, p->con_row, st->lambda));
+  }
   for (int k = 0; k < nv; ++k)
     if (!isfinite(st->v[k]))
       return sg_error_set(SG_ERR_NUMERIC, "solver returned a non-finite velocity at step %lld; state kept", (long long)s->step);
