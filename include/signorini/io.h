@@ -22,11 +22,43 @@ sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s);
 sg_err sg_traj_write_stats(sg_traj_writer *w, const sg_step_stats *st);
 /* Attach a string attribute to the root (run options, solver name, ...). */
 sg_err sg_traj_set_attr(sg_traj_writer *w, const char *name, const char *value);
+/* Store the per-rank timing table (rank 0's all[P][fields], see timing.h) as /timing/table with
+ * the column names in its attribute "columns". Collective; only rank 0's data is used. */
+sg_err sg_traj_write_timing(sg_traj_writer *w, const double *all, int nranks, int nfields, const char *columns);
 /* success = 1: finish the file, rename it to its final name and write the .xmf next to it.
  * success = 0: remove the temporary file (nothing that looks complete is left). */
 sg_err sg_traj_close(sg_traj_writer *w, int success);
 
 /* Print a summary of a scene or trajectory file. */
 sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out);
+
+/* --- checkpoints (docs/FORMATS.md, "Checkpoint file") ---------------------------------------- */
+/* Where a checkpoint stood: its step and time, the run options a restart must keep, and the
+ * fingerprint of the scene it was written for. */
+typedef struct {
+  int64_t step;
+  double time, dt, theta;
+  uint64_t scene_hash;
+} sg_checkpoint_info;
+
+/* 64-bit fingerprint (FNV-1a) of the static description: shapes, sizes, materials, fixed flags,
+ * densities (per global id), the friction table and gravity. The same whatever the number of
+ * ranks or the distribution of the bodies (collective). */
+uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s);
+/* Write a checkpoint of s (state, s->step, s->time), of the run options prm and of the warm start
+ * (warm[0..n_warm), as from sg_stepper_warm) atomically: to a temporary name beside path, synced,
+ * then renamed over the previous checkpoint, which survives any interruption before that. */
+sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, const sg_step_params *prm,
+                           const sg_warm_entry *warm, int n_warm);
+/* SG_ERR_IO naming path when a checkpoint cannot be written there (checked before a run starts). */
+sg_err sg_checkpoint_check_path(MPI_Comm comm, const char *path);
+/* Read a checkpoint for the scene s (read from scene_path, named in messages; may be NULL) and
+ * restore its state into s by global id, with s->step and s->time. Refuses, with a one-line
+ * message naming the file: a file that is not a checkpoint, a truncated or corrupted one (missing
+ * dataset or attribute, NaN, data not matching its state_hash), one written for another scene
+ * (scene_hash). On success *warm (free()) holds the n_warm warm-start entries, sorted for
+ * sg_stepper_set_warm, and info the header; on failure s is unchanged. */
+sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_path, sg_scene *s,
+                          sg_checkpoint_info *info, sg_warm_entry **warm, int *n_warm);
 
 #endif

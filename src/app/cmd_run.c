@@ -1,6 +1,7 @@
 /* mpirun -np P signorini run scene.h5 -o out.h5 [options] */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "commands.h"
 #include "progress.h"
@@ -8,6 +9,7 @@
 #include "signorini/options.h"
 #include "signorini/solver.h"
 #include "signorini/step.h"
+#include "signorini/timing.h"
 
 typedef struct {
   char out[4096], solver[64];
@@ -29,8 +31,10 @@ static sg_err read_run_options(const sg_scene *s, run_options *o, sg_step_params
 }
 
 sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
-  int rank;
+  int rank, size;
   MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  sg_timing_reset();
   sg_scene s = {0};
   sg_solver *solver = NULL;
   sg_stepper *st = NULL;
@@ -83,8 +87,10 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       sg_traj_write_frame(w, &s);
       break;
     }
+    double tio = MPI_Wtime();
     err = sg_traj_write_stats(w, &stats);
     if (!err && (k % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame(w, &s);
+    sg_timer_add(SG_PHASE_IO, tio);
     err = sg_error_collective(comm, err);
     if (err) break;
     done_steps = k;
@@ -96,6 +102,18 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   }
   sg_progress_finish(&prog);
   double wall = MPI_Wtime() - wall0;
+  if (!err) { /* per-rank phase times: printed below the summary and kept in the file */
+    double *table = NULL;
+    char columns[512] = "";
+    for (int ph = 0; ph < SG_PHASE_COUNT; ++ph) {
+      strncat(columns, sg_phase_name(ph), sizeof columns - strlen(columns) - 1);
+      strncat(columns, ",", sizeof columns - strlen(columns) - 1);
+    }
+    strncat(columns, "halo_bytes,halo_messages,iterations", sizeof columns - strlen(columns) - 1);
+    err = sg_error_collective(comm, sg_timing_gather(comm, wall, NULL, &table));
+    if (!err) err = sg_traj_write_timing(w, table, size, SG_TIMING_FIELDS, columns);
+    free(table);
+  }
   sg_err cerr = sg_traj_close(w, err ? 0 : 1);
   w = NULL;
   if (!err) err = sg_error_collective(comm, cerr);
@@ -112,6 +130,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     printf("  wall time                  %.2f s (%.1f steps/s)\n", wall, done_steps / fmax(wall, 1e-9));
     printf("  output                     %s, %s (open the .xmf in ParaView)\n", o.out, xmf);
   }
+  if (!err) sg_timing_gather(comm, wall, rank == 0 ? stdout : NULL, NULL);
 done:
   if (w) sg_traj_close(w, 0);
   sg_stepper_destroy(&st);

@@ -11,6 +11,7 @@ static void usage(FILE *f) {
           "usage: signorini generate <incline|stack|pile> [options] -o scene.h5\n"
           "       mpirun -np P signorini run scene.h5 -o out.h5 [options]\n"
           "       signorini info file.h5\n"
+          "       signorini partition scene.h5 -parts P[,P2,...] [-method kway|rb] [-graph proximity|contacts]\n"
           "Options follow PETSc conventions (-name value, -options_file file); add -help to list them.\n");
 }
 
@@ -81,6 +82,8 @@ int main(int argc, char **argv) {
     err = sg_cmd_run(PETSC_COMM_WORLD, target);
   } else if (!strcmp(command, "info")) {
     err = sg_cmd_info(PETSC_COMM_WORLD, target);
+  } else if (!strcmp(command, "partition")) {
+    err = sg_cmd_partition(PETSC_COMM_WORLD, target);
   } else if (!strcmp(command, "help") || !strcmp(command, "-help")) {
     if (rank == 0) usage(stdout);
   } else {

@@ -217,6 +217,17 @@ sg_err sg_traj_set_attr(sg_traj_writer *w, const char *name, const char *value) 
   return sg_error_collective(w->comm, sg_h5_attr_write_str(w->file, name, value, w->path));
 }
 
+sg_err sg_traj_write_timing(sg_traj_writer *w, const double *all, int nranks, int nfields, const char *columns) {
+  if (!w) return sg_error_set(SG_ERR_ARG, "sg_traj_write_timing: no trajectory writer");
+  hsize_t dims[2] = {(hsize_t)nranks, (hsize_t)nfields};
+  hid_t dset = -1;
+  sg_err err = sg_h5_dataset_create(w->file, "timing/table", H5T_NATIVE_DOUBLE, 2, dims, NULL, NULL, w->path, &dset);
+  if (!err) err = sg_h5_write_whole(dset, H5T_NATIVE_DOUBLE, w->rank == 0, all, w->dxpl, w->path, "/timing/table");
+  if (!err) err = sg_h5_attr_write_str(dset, "columns", columns, w->path);
+  if (dset >= 0) sg_h5_close(&dset);
+  return sg_error_collective(w->comm, err);
+}
+
 /* "<path without .h5>.xmf" */
 static char *xmf_name(const char *path) {
   size_t len = strlen(path);

@@ -20,6 +20,7 @@
 #include "signorini/la.h"
 #include "signorini/options.h"
 #include "signorini/solver.h"
+#include "signorini/timing.h"
 
 typedef struct {
   double gamma;      /* -subadmm_gamma: residual ratio that triggers the adaptive penalty (43) */
@@ -232,8 +233,12 @@ static sg_err exchange_y(subadmm *d) {
     for (int m = d->soff[k]; m < d->soff[k + 1]; ++m) memcpy(d->send_buf + 3 * m, d->y + 3 * d->send_pairs[m], 3 * sizeof(double));
     MPI_Isend(d->send_buf + 3 * d->soff[k], 3 * d->scount[k], MPI_DOUBLE, k, 77, d->comm, &d->req[nreq++]);
   }
-  if (MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    return sg_error_set(SG_ERR_LIB, "SubADMM: halo exchange failed");
+  double t0 = MPI_Wtime();
+  int ok = MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
+  sg_timer_add(SG_PHASE_HALO_WAIT, t0);
+  sg_timers.halo_bytes += 3.0 * sizeof(double) * d->soff[P];
+  for (int k = 0; k < P; ++k) sg_timers.halo_messages += d->scount[k] > 0;
+  if (!ok) return sg_error_set(SG_ERR_LIB, "SubADMM: halo exchange failed");
   for (int m = 0; m < d->roff[P]; ++m) memcpy(d->y + 3 * d->recv_pairs[m], d->recv_buf + 3 * m, 3 * sizeof(double));
   return SG_OK;
 }
@@ -463,11 +468,13 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   }
   for (int j = 0; j < p->n_sub; ++j)
     if (p->sub_dof[j] > 64) return sg_error_set(SG_ERR_ARG, "SubADMM: subsystem with %d unknowns (at most 64)", p->sub_dof[j]);
+  double t0 = MPI_Wtime();
   SG_CHECK(ensure_work(d, p));
   SG_CHECK(build_halo(d, p));
   build_gram(d, p);
   double beta = d->beta_user > 0 ? d->beta_user : initial_beta(d, p);
   SG_CHECK(factorize(d, p, beta));
+  sg_timer_add(SG_PHASE_FACTOR, t0);
   info->refactorizations = 1;
   if (p->n_con == 0) { /* free motion: one exact solve */
     memset(d->s_rhs, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
@@ -508,14 +515,21 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       memcpy(d->state, d->s_rhs, (size_t)nv * sizeof(double));
       memcpy(d->state + nv, lambda, (size_t)nrow * sizeof(double));
     }
+    double ti = MPI_Wtime();
     v_update(d, p, v);
     pair_values(d, p, v, lambda, beta);
+    sg_timer_add(SG_PHASE_ITERATE, ti);
     SG_CHECK(exchange_y(d));
+    ti = MPI_Wtime();
     theta_p = constraint_update(d, p, lambda, beta);
     theta_d = dual_residual(d, p, v);
+    sg_timer_add(SG_PHASE_ITERATE, ti);
+    sg_timers.iterations += 1;
     if (d->size > 1) { /* max is exact in any order: every rank sees the same residuals */
       double loc[2] = {theta_p, theta_d}, glob[2];
+      ti = MPI_Wtime();
       MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_MAX, d->comm);
+      sg_timer_add(SG_PHASE_REDUCE, ti);
       theta_p = glob[0];
       theta_d = glob[1];
     }
@@ -545,7 +559,9 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       for (int k = 0; k < nv; ++k) d->s_rhs[k] = ratio * (d->s_rhs[k] - d->s_lam[k]) + d->s_lam[k];
       if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* a new map: old differences do not apply */
       beta = nb;
+      ti = MPI_Wtime();
       SG_CHECK(factorize(d, p, beta));
+      sg_timer_add(SG_PHASE_FACTOR, ti);
       info->refactorizations++;
     }
   }

@@ -7,6 +7,7 @@
 #include "signorini/integrate.h"
 #include "signorini/options.h"
 #include "signorini/step.h"
+#include "signorini/timing.h"
 
 typedef sg_warm_entry warm_entry;
 
@@ -178,8 +179,11 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   double t0 = MPI_Wtime();
   memset(stats, 0, sizeof *stats);
   SG_CHECK(sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts));
+  sg_timer_add(SG_PHASE_COLLISION, t0);
+  double ta = MPI_Wtime();
   SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n, sizeof(int), "body map"));
   SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->prob, st->sub_of_body));
+  sg_timer_add(SG_PHASE_ASSEMBLY, ta);
   const sg_problem *p = &st->prob;
   int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
   SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv, sizeof(double), "velocities"));
@@ -201,17 +205,23 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   if (st->size > 1) { /* owners hold vhat of their subsystems; keepers (owner of the first pair) lambda */
     SG_CHECK(sg_grow((void **)&st->con_keeper, &st->cap_keeper, p->n_con, sizeof(int), "constraint keepers"));
     for (int i = 0; i < p->n_con; ++i) st->con_keeper[i] = st->sub_owner[p->pair_sub[p->con_pair[i]]];
+    double tg = MPI_Wtime();
     SG_CHECK(allgather_items(st, p->n_sub, st->sub_owner, p->sub_off, st->v));
     SG_CHECK(allgather_items(st, p->n_con, st->con_keeper, p->con_row, st->lambda));
+    sg_timer_add(SG_PHASE_GATHER, tg);
   }
   for (int k = 0; k < nv; ++k)
     if (!isfinite(st->v[k]))
       return sg_error_set(SG_ERR_NUMERIC, "solver returned a non-finite velocity at step %lld; state kept", (long long)s->step);
+  double tm = MPI_Wtime();
   SG_CHECK(sg_contact_residual(p, st->lambda, &stats->contact_residual));
+  sg_timer_add(SG_PHASE_METRIC, tm);
   SG_CHECK(save_warm_start(st));
 
+  double tint = MPI_Wtime();
   for (int i = 0; i < s->n; ++i)
     if (st->sub_of_body[i] >= 0) sg_integrate_body(s, i, st->v + p->sub_off[st->sub_of_body[i]], st->prm.theta, st->prm.dt);
+  sg_timer_add(SG_PHASE_INTEGRATE, tint);
   s->step++;
   s->time = s->step * st->prm.dt; /* no accumulated round-off in the clock */
 

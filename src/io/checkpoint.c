@@ -1,0 +1,459 @@
+/* Checkpoints (docs/FORMATS.md): the scene with its current state, the step and time, the warm
+ * start of the stepper, the run options a restart must keep, and two fingerprints: scene_hash
+ * over the static description (a restart must be given the same scene) and state_hash over what
+ * the restart restores (silent corruption of the data is refused).
+ *
+ * Written atomically: to "<path>.tmp.<pid>", flushed, closed and synced, then renamed over the
+ * previous checkpoint, so a run killed at any moment leaves the last complete checkpoint intact.
+ * Per-body data is written and read by global id and both fingerprints are sums of per-record
+ * hashes, so nothing here depends on which rank holds which body. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "io/io_internal.h"
+#include "signorini/io.h"
+
+#define SG_CKPT_FORMAT_VERSION 1
+#define SG_KIND_CKPT "signorini-checkpoint"
+
+/* --- fingerprints: FNV-1a 64 over little-endian encodings -------------------------------------- */
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv_bytes(uint64_t h, const unsigned char *b, size_t n) {
+  for (size_t k = 0; k < n; ++k) {
+    h ^= b[k];
+    h *= FNV_PRIME;
+  }
+  return h;
+}
+
+/* An unsigned value of `bytes` bytes, least significant first (the same on every machine). */
+static uint64_t fnv_le(uint64_t h, uint64_t v, int bytes) {
+  unsigned char b[8];
+  for (int k = 0; k < bytes; ++k) b[k] = (unsigned char)(v >> (8 * k));
+  return fnv_bytes(h, b, (size_t)bytes);
+}
+static uint64_t fnv_i64(uint64_t h, int64_t v) { return fnv_le(h, (uint64_t)v, 8); }
+static uint64_t fnv_i32(uint64_t h, int v) { return fnv_le(h, (uint64_t)(uint32_t)(int32_t)v, 4); }
+static uint64_t fnv_f64s(uint64_t h, const double *x, int n) {
+  for (int k = 0; k < n; ++k) {
+    uint64_t bits;
+    memcpy(&bits, &x[k], sizeof bits);
+    h = fnv_le(h, bits, 8);
+  }
+  return h;
+}
+
+/* Sum (mod 2^64) over the ranks of per-record hashes: the same whatever the distribution. */
+static uint64_t sum_over(MPI_Comm comm, uint64_t local) {
+  uint64_t total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return total;
+}
+
+uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
+  uint64_t sum = 0;
+  for (int i = 0; i < s->n; ++i) {
+    uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
+    h = fnv_i32(h, s->shape[i]);
+    h = fnv_f64s(h, s->size + 3 * i, 3);
+    h = fnv_i32(h, s->material[i]);
+    h = fnv_le(h, s->fixed[i], 1);
+    h = fnv_f64s(h, &s->density[i], 1);
+    sum += h;
+  }
+  sum = sum_over(comm, sum);
+  uint64_t h = fnv_i64(FNV_OFFSET, (int64_t)sg_io_n_global(comm, s));
+  h = fnv_le(h, sum, 8);
+  h = fnv_i32(h, s->n_materials);
+  h = fnv_f64s(h, s->friction, s->n_materials * s->n_materials);
+  return fnv_f64s(h, s->gravity, 3);
+}
+
+static uint64_t warm_entry_hash(const sg_warm_entry *e) {
+  uint64_t h = fnv_i64(FNV_OFFSET, e->gid_a);
+  h = fnv_i64(h, e->gid_b);
+  h = fnv_le(h, e->feature, 4);
+  return fnv_f64s(h, e->lambda, 3);
+}
+
+/* Over what a restart restores: step, time, every body's state, the warm start. `warm_here`
+ * entries of warm are counted on this rank (the others are another rank's copy). */
+static uint64_t state_hash(MPI_Comm comm, const sg_scene *s, int64_t step, double time,
+                           const sg_warm_entry *warm, int warm_here) {
+  uint64_t bodies = 0, contacts = 0;
+  for (int i = 0; i < s->n; ++i) {
+    uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
+    h = fnv_f64s(h, s->pos + 3 * i, 3);
+    h = fnv_f64s(h, s->quat + 4 * i, 4);
+    bodies += fnv_f64s(h, s->vel + 6 * i, 6);
+  }
+  for (int k = 0; k < warm_here; ++k) contacts += warm_entry_hash(&warm[k]);
+  bodies = sum_over(comm, bodies);
+  contacts = sum_over(comm, contacts);
+  long long nw = warm_here, nw_total = 0;
+  MPI_Allreduce(&nw, &nw_total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  uint64_t h = fnv_i64(FNV_OFFSET, step);
+  h = fnv_f64s(h, &time, 1);
+  h = fnv_i64(h, (int64_t)sg_io_n_global(comm, s));
+  h = fnv_le(h, bodies, 8);
+  h = fnv_i64(h, (int64_t)nw_total);
+  return fnv_le(h, contacts, 8);
+}
+
+/* --- attributes of fixed types ------------------------------------------------------------------ */
+
+static sg_err attr_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, const void *value,
+                         const char *file) {
+  hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
+  sg_err err = SG_OK;
+  if (space < 0 || (attr = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+      H5Awrite(attr, mtype, value) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot write attribute %s", file, name);
+  sg_h5_close(&attr);
+  sg_h5_close(&space);
+  return err;
+}
+
+/* A required single-valued attribute of the given class, read as mtype. */
+static sg_err attr_read(hid_t loc, const char *name, H5T_class_t cls, hid_t mtype, void *value,
+                        const char *file) {
+  if (H5Aexists(loc, name) <= 0)
+    return sg_error_set(SG_ERR_FORMAT, "%s: missing root attribute %s (not a complete checkpoint)", file, name);
+  hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+  hid_t space = attr >= 0 ? H5Aget_space(attr) : H5I_INVALID_HID;
+  hid_t type = attr >= 0 ? H5Aget_type(attr) : H5I_INVALID_HID;
+  sg_err err = SG_OK;
+  if (space < 0 || type < 0 || H5Sget_simple_extent_npoints(space) != 1)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: root attribute %s must hold a single value", file, name);
+  else if (H5Tget_class(type) != cls)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: root attribute %s must be %s", file, name,
+                       cls == H5T_FLOAT ? "a floating-point number" : "an integer");
+  else if (H5Aread(attr, mtype, value) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot read root attribute %s", file, name);
+  sg_h5_close(&type);
+  sg_h5_close(&space);
+  sg_h5_close(&attr);
+  return err;
+}
+
+/* --- writing ------------------------------------------------------------------------------------- */
+
+/* Warm-start entries this rank writes: every rank holds all of them for now, so rank 0 writes
+ * them; with distributed contacts each rank writes those it owns (rows placed by MPI_Exscan). */
+static int warm_rows_here(MPI_Comm comm, int n_warm) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  return rank == 0 ? n_warm : 0;
+}
+
+static sg_err write_warm(MPI_Comm comm, hid_t file, const char *path, const sg_warm_entry *warm, int mine,
+                         hid_t dxpl) {
+  long long cnt = mine, off = 0, total = 0;
+  MPI_Exscan(&cnt, &off, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) off = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  MPI_Allreduce(&cnt, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+
+  int64_t *ga = malloc((size_t)(mine ? mine : 1) * sizeof *ga);
+  int64_t *gb = malloc((size_t)(mine ? mine : 1) * sizeof *gb);
+  uint32_t *feat = malloc((size_t)(mine ? mine : 1) * sizeof *feat);
+  double *lam = malloc((size_t)(mine ? mine : 1) * 3 * sizeof *lam);
+  int64_t *row = malloc((size_t)(mine ? mine : 1) * sizeof *row);
+  sg_err err = SG_OK;
+  if (!ga || !gb || !feat || !lam || !row)
+    err = sg_error_set(SG_ERR_MEM, "%s: out of memory packing %d warm-start entries", path, mine);
+  for (int k = 0; k < mine && !err; ++k) {
+    ga[k] = warm[k].gid_a;
+    gb[k] = warm[k].gid_b;
+    feat[k] = warm[k].feature;
+    memcpy(lam + 3 * k, warm[k].lambda, 3 * sizeof(double));
+    row[k] = off + k;
+  }
+  err = sg_error_collective(comm, err);
+  hsize_t dims[2] = {(hsize_t)total, 3};
+  struct {
+    const char *name;
+    hid_t ftype, mtype;
+    const void *data;
+  } cols[3] = {{"warm/gid_a", H5T_STD_I64LE, H5T_NATIVE_INT64, ga},
+               {"warm/gid_b", H5T_STD_I64LE, H5T_NATIVE_INT64, gb},
+               {"warm/feature", H5T_STD_U32LE, H5T_NATIVE_UINT32, feat}};
+  for (int c = 0; c < 3 && !err; ++c) {
+    hid_t d;
+    err = sg_h5_dataset_create(file, cols[c].name, cols[c].ftype, 1, dims, NULL, NULL, path, &d);
+    if (!err) err = sg_h5_write_range(d, cols[c].mtype, (hsize_t)off, (hsize_t)mine, mine > 0, cols[c].data, dxpl,
+                                      path, cols[c].name);
+    sg_h5_close(&d);
+  }
+  if (!err) {
+    hid_t d;
+    err = sg_h5_dataset_create(file, "warm/lambda", H5T_IEEE_F64LE, 2, dims, NULL, NULL, path, &d);
+    if (!err) err = sg_h5_write_rows(d, H5T_NATIVE_DOUBLE, -1, 3, mine, row, lam, dxpl, path, "warm/lambda");
+    sg_h5_close(&d);
+  }
+  free(ga);
+  free(gb);
+  free(feat);
+  free(lam);
+  free(row);
+  return err;
+}
+
+/* Push a closed file's data to the disk before it replaces the previous checkpoint (rank 0). */
+static sg_err sync_file(const char *tmp, const char *path) {
+  int fd = open(tmp, O_RDONLY);
+  if (fd < 0 || fsync(fd) != 0) {
+    if (fd >= 0) close(fd);
+    return sg_error_set(SG_ERR_IO, "cannot write %s: cannot sync %s to disk", path, tmp);
+  }
+  close(fd);
+  return SG_OK;
+}
+
+static void sync_dir_of(const char *path) {
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == path) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  int fd = open(dir, O_RDONLY);
+  if (fd >= 0) {
+    fsync(fd); /* best effort: the rename is already visible to every process */
+    close(fd);
+  }
+}
+
+sg_err sg_checkpoint_check_path(MPI_Comm comm, const char *path) { return sg_fs_check_dir(comm, path); }
+
+sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, const sg_step_params *prm,
+                           const sg_warm_entry *warm, int n_warm) {
+  sg_h5_quiet();
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (sg_io_n_global(comm, s) < 1) return sg_error_set(SG_ERR_ARG, "cannot write %s: the scene has no bodies", path);
+  char *tmp = sg_fs_tmp_name(comm, path, ".tmp");
+  if (!tmp) return sg_error_collective(comm, SG_ERR_MEM);
+  int mine = warm_rows_here(comm, n_warm);
+  uint64_t shash = sg_scene_hash(comm, s);
+  uint64_t xhash = state_hash(comm, s, s->step, s->time, warm, mine);
+  hid_t file = H5I_INVALID_HID, dxpl = H5I_INVALID_HID;
+  sg_err err = sg_h5_create(comm, tmp, path, &file);
+  int created = !err;
+  if (!err) err = sg_h5_attr_write_int(file, "format_version", SG_CKPT_FORMAT_VERSION, path);
+  if (!err) err = sg_h5_attr_write_str(file, "kind", SG_KIND_CKPT, path);
+  int64_t step = s->step;
+  if (!err) err = attr_write(file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step, path);
+  if (!err) err = attr_write(file, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time, path);
+  if (!err) err = attr_write(file, "dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->dt, path);
+  if (!err) err = attr_write(file, "theta", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->theta, path);
+  if (!err) err = attr_write(file, "contact_margin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->margin, path);
+  if (!err) err = attr_write(file, "contact_erp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->erp, path);
+  if (!err) err = attr_write(file, "scene_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &shash, path);
+  if (!err) err = attr_write(file, "state_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &xhash, path);
+  if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
+  if (!err) err = sg_scene_group_write(comm, file, path, s, dxpl);
+  err = sg_error_collective(comm, err);
+  if (!err) err = write_warm(comm, file, path, warm, mine, dxpl);
+  sg_h5_close(&dxpl);
+  if (!err && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) err = sg_error_set(SG_ERR_IO, "cannot write %s: flushing %s failed", path, tmp);
+  if (file >= 0 && H5Fclose(file) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed", path, tmp);
+  err = sg_error_collective(comm, err);
+  if (!err && rank == 0) err = sync_file(tmp, path);
+  err = sg_error_collective(comm, err);
+  /* The previous checkpoint is replaced only now, in one step, by a complete file. */
+  if (!err) err = sg_fs_rename(comm, tmp, path);
+  if (!err && rank == 0) sync_dir_of(path);
+  if (err && created) sg_fs_remove(comm, tmp);
+  free(tmp);
+  return err;
+}
+
+/* --- reading ------------------------------------------------------------------------------------- */
+
+/* Open for reading, telling a file that is no HDF5 at all from one HDF5 cannot open any more. */
+static sg_err open_checkpoint(MPI_Comm comm, const char *path, hid_t *file) {
+  *file = H5I_INVALID_HID;
+  SG_CHECK(sg_fs_check_readable(comm, path));
+  sg_h5_quiet();
+  hid_t fapl = sg_h5_fapl(comm);
+  if (fapl < 0) return sg_error_collective(comm, sg_error_set(SG_ERR_LIB, "cannot open %s: HDF5 MPI-IO file access setup failed", path));
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  sg_err err = SG_OK;
+  if (f < 0) {
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+      htri_t h5 = H5Fis_hdf5(path);
+      err = h5 > 0 ? sg_error_set(SG_ERR_FORMAT, "%s: truncated or corrupted checkpoint (HDF5 cannot open it)", path)
+                   : sg_error_set(SG_ERR_FORMAT, "%s: not a checkpoint (not an HDF5 file)", path);
+    } else {
+      err = SG_ERR_FORMAT;
+    }
+  }
+  err = sg_error_collective(comm, err);
+  if (!err) *file = f;
+  return err;
+}
+
+static int warm_cmp(const void *a, const void *b) {
+  const sg_warm_entry *x = a, *y = b;
+  if (x->gid_a != y->gid_a) return x->gid_a < y->gid_a ? -1 : 1;
+  if (x->gid_b != y->gid_b) return x->gid_b < y->gid_b ? -1 : 1;
+  if (x->feature != y->feature) return x->feature < y->feature ? -1 : 1;
+  return 0;
+}
+
+/* /warm: identities read as numbers (exact below 2^53) and checked to be whole and in range. */
+static sg_err read_warm(hid_t file, const char *path, long long n_bodies, hid_t dxpl, sg_warm_entry **out, int *n_out) {
+  *out = NULL;
+  *n_out = 0;
+  static const char *names[3] = {"warm/gid_a", "warm/gid_b", "warm/feature"};
+  double *col[3] = {NULL, NULL, NULL}, *lam = NULL;
+  char shown[64];
+  long long w = -1;
+  sg_err err = SG_OK;
+  for (int c = 0; c < 3 && !err; ++c) {
+    long long dims[1] = {w};
+    snprintf(shown, sizeof shown, "/%s", names[c]);
+    err = sg_h5_read_checked(file, names[c], shown, path, 0, 1, dims, c ? "(W = entries of /warm/gid_a)" : NULL,
+                             dxpl, (void **)&col[c]);
+    w = dims[0];
+  }
+  if (!err) {
+    long long dims[2] = {w, 3};
+    err = sg_h5_read_checked(file, "warm/lambda", "/warm/lambda", path, 0, 2, dims,
+                             "(W x 3, W = entries of /warm/gid_a)", dxpl, (void **)&lam);
+  }
+  if (!err && w > 1000000000LL) err = sg_error_set(SG_ERR_FORMAT, "%s: %lld warm-start entries is too many", path, w);
+  sg_warm_entry *e = NULL;
+  if (!err && w > 0 && !(e = calloc((size_t)w, sizeof *e)))
+    err = sg_error_set(SG_ERR_MEM, "%s: out of memory reading %lld warm-start entries", path, w);
+  for (long long k = 0; k < w && !err; ++k) {
+    const double a = col[0][k], b = col[1][k], f = col[2][k];
+    if (!(a >= 0 && a < (double)n_bodies && a == floor(a)) || !(b >= 0 && b < (double)n_bodies && b == floor(b)))
+      err = sg_error_set(SG_ERR_FORMAT, "%s: warm-start entry %lld names body %g, not in [0, %lld) (/warm/gid_a, /warm/gid_b)",
+                         path, k, !(a >= 0 && a < (double)n_bodies && a == floor(a)) ? a : b, n_bodies);
+    else if (!(f >= 0 && f <= 4294967295.0 && f == floor(f)))
+      err = sg_error_set(SG_ERR_FORMAT, "%s: dataset /warm/feature: entry %lld is %g, not a 32-bit feature id", path, k, f);
+    for (int r = 0; r < 3 && !err; ++r)
+      if (!isfinite(lam[3 * k + r]))
+        err = sg_error_set(SG_ERR_FORMAT, "%s: dataset /warm/lambda: entry %lld is not finite", path, k);
+    if (err) break;
+    e[k].gid_a = (int64_t)a;
+    e[k].gid_b = (int64_t)b;
+    e[k].feature = (uint32_t)f;
+    memcpy(e[k].lambda, lam + 3 * k, 3 * sizeof(double));
+  }
+  /* Written in order by one rank today; entries written by several ranks need not be. */
+  if (!err && w > 1) {
+    qsort(e, (size_t)w, sizeof *e, warm_cmp);
+    for (long long k = 1; k < w && !err; ++k)
+      if (!warm_cmp(&e[k - 1], &e[k]))
+        err = sg_error_set(SG_ERR_FORMAT, "%s: /warm holds contact (%lld, %lld, feature %u) twice", path,
+                           (long long)e[k].gid_a, (long long)e[k].gid_b, (unsigned)e[k].feature);
+  }
+  for (int c = 0; c < 3; ++c) free(col[c]);
+  free(lam);
+  if (err) {
+    free(e);
+    return err;
+  }
+  *out = e;
+  *n_out = (int)w;
+  return SG_OK;
+}
+
+static void fmt_scene_name(char *buf, size_t len, const char *scene_path) {
+  if (scene_path) snprintf(buf, len, "%s", scene_path);
+  else snprintf(buf, len, "the scene given");
+}
+
+sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_path, sg_scene *s,
+                          sg_checkpoint_info *info, sg_warm_entry **warm, int *n_warm) {
+  memset(info, 0, sizeof *info);
+  *warm = NULL;
+  *n_warm = 0;
+  hid_t file, dxpl = H5I_INVALID_HID;
+  SG_CHECK(open_checkpoint(comm, path, &file));
+  char kind[64], sname[4200];
+  long long version = 0, step = 0;
+  uint64_t stored_state = 0;
+  fmt_scene_name(sname, sizeof sname, scene_path);
+  sg_scene ck;
+  memset(&ck, 0, sizeof ck);
+  sg_warm_entry *e = NULL;
+  int ne = 0;
+
+  /* Header: what the file is, where the run stood, and the scene it belongs to. */
+  sg_err err = sg_h5_read_header(file, path, kind, sizeof kind, &version);
+  if (!err && strcmp(kind, SG_KIND_CKPT) != 0)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: not a checkpoint (kind is '%s', expected '%s')", path, kind, SG_KIND_CKPT);
+  if (!err && version != SG_CKPT_FORMAT_VERSION)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: checkpoint format_version %lld is not supported (this build reads version %d)",
+                       path, version, SG_CKPT_FORMAT_VERSION);
+  if (!err) err = attr_read(file, "step", H5T_INTEGER, H5T_NATIVE_LLONG, &step, path);
+  if (!err) err = attr_read(file, "time", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info->time, path);
+  if (!err) err = attr_read(file, "dt", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info->dt, path);
+  if (!err) err = attr_read(file, "theta", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info->theta, path);
+  if (!err) err = attr_read(file, "scene_hash", H5T_INTEGER, H5T_NATIVE_UINT64, &info->scene_hash, path);
+  if (!err) err = attr_read(file, "state_hash", H5T_INTEGER, H5T_NATIVE_UINT64, &stored_state, path);
+  info->step = step;
+  if (!err && (!isfinite(info->dt) || info->dt <= 0 || !isfinite(info->theta) || info->theta < 0 || info->theta >= 1))
+    err = sg_error_set(SG_ERR_FORMAT, "%s: invalid run options in the checkpoint (dt %g, theta %g)", path, info->dt,
+                       info->theta);
+  /* The stepper's clock is step * dt exactly; anything else is not a file we wrote. */
+  if (!err && (step < 0 || info->time != (double)step * info->dt))
+    err = sg_error_set(SG_ERR_FORMAT, "%s: inconsistent checkpoint: time %.17g is not step %lld x dt %.17g", path,
+                       info->time, step, info->dt);
+  err = sg_error_collective(comm, err);
+  if (!err) {
+    uint64_t mine = sg_scene_hash(comm, s);
+    if (mine != info->scene_hash)
+      err = sg_error_set(SG_ERR_ARG, "%s was written for a different scene (hash %016" PRIx64 " vs %016" PRIx64 " of %s)",
+                         path, info->scene_hash, mine, sname);
+  }
+  err = sg_error_collective(comm, err);
+
+  /* Body: the stored scene (validated like a scene file), the warm start, the fingerprints. */
+  if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
+  if (!err) err = sg_scene_group_read(file, "", path, dxpl, &ck);
+  err = sg_error_collective(comm, err);
+  if (!err && sg_scene_hash(comm, &ck) != info->scene_hash)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: corrupted checkpoint: its bodies do not match its scene_hash", path);
+  if (!err && ck.n != sg_io_n_global(comm, s))
+    err = sg_error_set(SG_ERR_FORMAT, "%s: holds %d bodies, %s %lld", path, ck.n, sname, sg_io_n_global(comm, s));
+  if (!err) err = read_warm(file, path, ck.n, dxpl, &e, &ne);
+  err = sg_error_collective(comm, err);
+  if (!err && state_hash(comm, &ck, step, info->time, e, warm_rows_here(comm, ne)) != stored_state)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: corrupted checkpoint: the state does not match its state_hash", path);
+  err = sg_error_collective(comm, err);
+  sg_h5_close(&dxpl);
+  sg_h5_close(&file);
+
+  /* Restore each body of s by its global id (rows of the stored scene are global ids). */
+  if (!err) {
+    for (int i = 0; i < s->n; ++i) {
+      int64_t g = s->gid[i];
+      memcpy(s->pos + 3 * i, ck.pos + 3 * g, 3 * sizeof(double));
+      memcpy(s->quat + 4 * i, ck.quat + 4 * g, 4 * sizeof(double));
+      memcpy(s->vel + 6 * i, ck.vel + 6 * g, 6 * sizeof(double));
+    }
+    s->step = step;
+    s->time = info->time;
+    *warm = e;
+    *n_warm = ne;
+    e = NULL;
+  }
+  free(e);
+  sg_scene_destroy(&ck);
+  return err;
+}
