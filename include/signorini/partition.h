@@ -45,7 +45,7 @@
    6 * SG_SIZEOF_ELEM(sg_problem, b) + SG_SIZEOF_ELEM(sg_problem, sub_gid))
 /* A contact: the sg_contact record plus its constraint in sg_problem (kind, con_row, e[3], mu,
  * stiff, damp, con_pair, two (pair_sub, pair_joff), two 3x6 Jacobian blocks) and its multipliers
- * lambda[3] (472 bytes on LP64). Solver work arrays are not counted. */
+ * lambda[3] (476 bytes on LP64). Solver work arrays are not counted. */
 #define SG_PARTITION_BYTES_PER_CONTACT                                                              \
   (sizeof(sg_contact) + SG_SIZEOF_ELEM(sg_problem, kind) + SG_SIZEOF_ELEM(sg_problem, con_row) +    \
    3 * SG_SIZEOF_ELEM(sg_problem, e) + SG_SIZEOF_ELEM(sg_problem, mu) +                             \

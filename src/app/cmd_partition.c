@@ -98,6 +98,13 @@ static sg_err run_partition(const sg_scene *s, const partition_options *o, doubl
     SG_CHECK(sg_partition_graph_proximity(s, o->factor, &g));
   }
   double t_graph = MPI_Wtime() - t0;
+  for (int k = 0; k < o->n; ++k)
+    if (o->nparts[k] > 1 && o->nparts[k] > g.nvtx) {
+      int nv = g.nvtx;
+      sg_partition_graph_destroy(&g);
+      return sg_error_set(SG_ERR_ARG, "partition: %d parts for %d moving bodies (at most one part per body)",
+                          o->nparts[k], nv);
+    }
   printf("partition %s: %d moving bodies, %d fixed\n", path, g.nvtx, g.n_bodies - g.nvtx);
   if (o->contacts)
     printf("graph: contacts (margin %.4g m, dt 1/240 s): %lld contacts, %lld edges%s; collision %.2f s, graph %.2f s\n",
@@ -105,6 +112,9 @@ static sg_err run_partition(const sg_scene *s, const partition_options *o, doubl
   else
     printf("graph: proximity (margin %.4g m = %.3g x median bounding radius): %lld pairs, %lld edges%s; built in %.2f s\n",
            g.margin, o->factor, g.n_contacts, g.n_edges, g.connected ? "" : " (not connected)", t_graph);
+  if (g.n_edges == 0 && g.nvtx > 1)
+    printf("note: no two moving bodies are coupled: the parts balance the weights but ignore geometry%s\n",
+           o->contacts ? " (use -graph proximity before the bodies touch)" : "");
   printf("memory estimate: %zu B per owned body + %zu B per ghost or fixed body + %zu B per contact\n",
          (size_t)(SG_PARTITION_BYTES_PER_BODY + SG_PARTITION_BYTES_PER_SUBSYSTEM), (size_t)SG_PARTITION_BYTES_PER_BODY,
          (size_t)SG_PARTITION_BYTES_PER_CONTACT);
@@ -142,7 +152,9 @@ sg_err sg_cmd_partition(MPI_Comm comm, const char *path) {
   double margin = 0;
   if (sg_opt_help_requested()) {
     SG_CHECK(read_options(&o));
-    SG_CHECK(sg_opt_real("-contact_margin", 0.0, 0.0, 1e6, "-graph contacts: contact margin (m; default 0.2 x smallest moving body size)", &margin));
+    char text[64]; /* the default depends on the scene: shown in words */
+    SG_CHECK(sg_opt_string("-contact_margin", "0.2 x smallest moving body size", "-graph contacts: contact margin (m)",
+                           text, sizeof text, NULL));
     if (rank == 0) sg_opt_print_help(stdout, "signorini partition scene.h5 -parts P[,P2,...] [options]");
     return SG_OK;
   }
@@ -155,8 +167,7 @@ sg_err sg_cmd_partition(MPI_Comm comm, const char *path) {
     for (int i = 0; i < s.n; ++i)
       if (!s.fixed[i]) hmin = fmin(hmin, sg_body_min_size(&s, i));
     if (!isfinite(hmin)) hmin = 0.01;
-    err = sg_opt_real("-contact_margin", 0.2 * hmin, 0.0, 1e6,
-                      "-graph contacts: contact margin (m; default 0.2 x smallest moving body size)", &margin);
+    err = sg_opt_real("-contact_margin", 0.2 * hmin, 0.0, 1e6, "-graph contacts: contact margin (m)", &margin);
   }
   if (!err) err = sg_opt_check_unused();
   err = sg_error_collective(comm, err);
