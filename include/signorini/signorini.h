@@ -13,4 +13,6 @@
 #include "signorini/step.h"
 #include "signorini/io.h"
 #include "signorini/assemble.h"
+#include "signorini/partition.h"
+#include "signorini/timing.h"
 #endif

@@ -39,9 +39,9 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats);
 void sg_stepper_destroy(sg_stepper **st);
 
-/* Owner rank of every body (owner[i] for i < s->n; fixed bodies ignored). Without a call, moving
- * bodies are split into contiguous blocks of the scene order. The scene stays replicated on every
- * rank for now; owners decide who does the solver work of which subsystem. */
+/* Owner rank of every body (owner[i] for i < s->n; fixed bodies ignored). sg_stepper_create sets
+ * a METIS partition of the proximity graph. The scene stays replicated on every rank for now;
+ * owners decide who does the solver work of which subsystem. */
 sg_err sg_stepper_set_owners(sg_stepper *st, const int *owner);
 
 /* Warm-start state carried from one step to the next (and through checkpoints): the identity of

@@ -6,6 +6,7 @@
 #include "signorini/assemble.h"
 #include "signorini/integrate.h"
 #include "signorini/options.h"
+#include "signorini/partition.h"
 #include "signorini/step.h"
 #include "signorini/timing.h"
 
@@ -56,13 +57,25 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   if (st->size > 1) {
     SG_ALLOC(st->counts, st->size);
     SG_ALLOC(st->displs, st->size);
-    /* default owners: contiguous blocks of the moving bodies in scene order */
+    /* owners: METIS on the proximity graph of the moving bodies, computed on rank 0 (serial METIS)
+     * and broadcast, so that every rank holds the same map */
     int *owner = sg_calloc((size_t)s->n, sizeof *owner, "owners");
     if (!owner && s->n) return SG_ERR_MEM;
-    int n_moving = 0, k = 0;
+    int n_moving = 0;
     for (int i = 0; i < s->n; ++i) n_moving += !s->fixed[i];
-    for (int i = 0; i < s->n; ++i) owner[i] = s->fixed[i] ? -1 : (int)((long long)(k++) * st->size / (n_moving ? n_moving : 1));
-    sg_err err = sg_stepper_set_owners(st, owner);
+    sg_err err = SG_OK;
+    if (st->rank == 0) {
+      if (n_moving >= st->size) {
+        err = sg_partition_compute(s, NULL, st->size, SG_PARTITION_AUTO, 1, owner, NULL);
+      } else { /* fewer bodies than ranks: METIS cannot split; give them out in order */
+        int k = 0;
+        for (int i = 0; i < s->n; ++i) owner[i] = s->fixed[i] ? -1 : k++;
+      }
+    }
+    err = sg_error_collective(comm, err);
+    if (!err && MPI_Bcast(owner, s->n, MPI_INT, 0, comm) != MPI_SUCCESS)
+      err = sg_error_set(SG_ERR_LIB, "cannot broadcast the partition");
+    if (!err) err = sg_stepper_set_owners(st, owner);
     free(owner);
     SG_CHECK(err);
   }
