@@ -15,6 +15,8 @@ typedef struct {
   double theta;    /* -theta, in [0, 1) */
   double margin;   /* -contact_margin (m): contacts with gap below it enter the problem */
   double erp;      /* -contact_erp: fraction of a penetration corrected per step */
+  long repartition_every;       /* -repartition_every: steps between repartitions (0: never) */
+  double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
 } sg_step_params;
 
 /* Per-step figures, stored as /stats in the trajectory file. */
@@ -43,6 +45,9 @@ void sg_stepper_destroy(sg_stepper **st);
  * a METIS partition of the proximity graph. The scene stays replicated on every rank for now;
  * owners decide who does the solver work of which subsystem. */
 sg_err sg_stepper_set_owners(sg_stepper *st, const int *owner);
+
+/* Number of repartitions done so far. */
+int sg_stepper_repartitions(const sg_stepper *st);
 
 /* Warm-start state carried from one step to the next (and through checkpoints): the identity of
  * each contact of the last step and its multiplier, sorted by identity. */

@@ -29,7 +29,12 @@ struct sg_stepper {
   int *body_owner, *sub_owner, *con_keeper, cap_owner, cap_sub_owner, cap_keeper;
   double *gather_buf;
   int cap_gather, *counts, *displs;
+  double last_iterate_seconds, imbalance;
+  int repartitions;
+  long last_repartition_step;
 };
+
+int sg_stepper_repartitions(const sg_stepper *st) { return st->repartitions; }
 
 sg_err sg_step_params_from_options(const sg_scene *s, sg_step_params *p) {
   double hmin = INFINITY;
@@ -40,6 +45,8 @@ sg_err sg_step_params_from_options(const sg_scene *s, sg_step_params *p) {
   SG_CHECK(sg_opt_real("-theta", 0.0, 0.0, 0.999, "theta of paper 002 eq. (2): vhat = theta v_k + (1-theta) v_k+1 (0: implicit, inelastic impacts; 0.5: midpoint)", &p->theta));
   SG_CHECK(sg_opt_real("-contact_margin", 0.2 * hmin, 0.0, 1e6, "contacts with a gap below this enter the problem (m; default 0.2 x smallest body size)", &p->margin));
   SG_CHECK(sg_opt_real("-contact_erp", 0.2, 0.0, 1.0, "fraction of a penetration removed per step", &p->erp));
+  SG_CHECK(sg_opt_int("-repartition_every", 240, 0, 1000000000, "steps between METIS repartitions on the contact graph (0: never)", &p->repartition_every));
+  SG_CHECK(sg_opt_real("-repartition_imbalance", 1.2, 0.0, 1e9, "repartition when the solver time max/mean over ranks exceeds this (0: never)", &p->repartition_imbalance));
   return SG_OK;
 }
 
@@ -187,10 +194,48 @@ static sg_err save_warm_start(sg_stepper *st) {
   return SG_OK;
 }
 
+/* New owners from a METIS partition of last step's contact graph (rank 0, broadcast). The scene and
+ * the warm start are replicated, so nothing else has to move; the results do not depend on owners. */
+static sg_err repartition(sg_stepper *st) {
+  sg_scene *s = st->s;
+  int *owner = sg_calloc((size_t)s->n, sizeof *owner, "owners");
+  if (!owner && s->n) return SG_ERR_MEM;
+  sg_err err = SG_OK;
+  if (st->rank == 0) err = sg_partition_compute(s, &st->contacts, st->size, SG_PARTITION_AUTO, 1, owner, NULL);
+  err = sg_error_collective(st->comm, err);
+  if (!err && MPI_Bcast(owner, s->n, MPI_INT, 0, st->comm) != MPI_SUCCESS)
+    err = sg_error_set(SG_ERR_LIB, "cannot broadcast the partition");
+  if (!err) err = sg_stepper_set_owners(st, owner);
+  free(owner);
+  if (!err) st->repartitions++;
+  return err;
+}
+
+/* Solver time of the last step on this rank against the mean over ranks. */
+static double measure_imbalance(sg_stepper *st) {
+  double mine = sg_timers.seconds[SG_PHASE_ITERATE] - st->last_iterate_seconds, mx = 0, sum = 0;
+  st->last_iterate_seconds = sg_timers.seconds[SG_PHASE_ITERATE];
+  MPI_Allreduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, st->comm);
+  MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, st->comm);
+  return sum > 0 ? mx / (sum / st->size) : 1.0;
+}
+
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   sg_scene *s = st->s;
   double t0 = MPI_Wtime();
   memset(stats, 0, sizeof *stats);
+  if (st->size > 1 && s->step > 0 && st->contacts.n > 0 && st->s->n > 0) {
+    /* every rank takes the same decision: the step count and the reduced imbalance are shared */
+    int n_moving = 0;
+    for (int i = 0; i < s->n; ++i) n_moving += !s->fixed[i];
+    /* an imbalance trigger waits 20 steps after the last repartition: timings are noisy */
+    double imb = (long)s->step - st->last_repartition_step >= 20 ? st->imbalance : 0.0;
+    if (n_moving >= st->size &&
+        sg_partition_needs_update((long)s->step, st->prm.repartition_every, imb, st->prm.repartition_imbalance)) {
+      SG_CHECK(repartition(st));
+      st->last_repartition_step = (long)s->step;
+    }
+  }
   SG_CHECK(sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts));
   sg_timer_add(SG_PHASE_COLLISION, t0);
   double ta = MPI_Wtime();
@@ -215,6 +260,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
 
   sg_solve_info info;
   SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, &info));
+  if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = measure_imbalance(st);
   if (st->size > 1) { /* owners hold vhat of their subsystems; keepers (owner of the first pair) lambda */
     SG_CHECK(sg_grow((void **)&st->con_keeper, &st->cap_keeper, p->n_con, sizeof(int), "constraint keepers"));
     for (int i = 0; i < p->n_con; ++i) st->con_keeper[i] = st->sub_owner[p->pair_sub[p->con_pair[i]]];
