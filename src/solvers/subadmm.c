@@ -352,13 +352,14 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
  * theta_p = max ||J_ij v_j - z_ij|| (42). */
 static double constraint_update(subadmm *d, const sg_problem *p, double *lambda, double beta) {
   int nv = sg_problem_n_v(p);
-  const double alpha = d->relax;
+  const double alpha = d->relax, inv_alpha = 1.0 / alpha, inv_beta = 1.0 / beta; /* no divisions per pair */
   memset(d->s_rhs, 0, (size_t)nv * sizeof(double));
   memset(d->s_lam, 0, (size_t)nv * sizeof(double));
   double theta_p = 0;
   for (int i = 0; i < p->n_con; ++i) {
     if (!d->con_mine[i]) continue;
     int rows = sg_con_rows(p->kind[i]), q0 = p->con_pair[i], q1 = p->con_pair[i + 1], nz = q1 - q0;
+    const double inv_nz = nz == 2 ? 0.5 : 1.0 / nz;
     double *li = lambda + p->con_row[i];
     const double *e = p->e + p->con_row[i];
     double sum_y[3] = {0, 0, 0}, ln[3];
@@ -366,18 +367,18 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
       for (int r = 0; r < rows; ++r) sum_y[r] += d->y[3 * q + r];
     switch (p->kind[i]) {
       case SG_CON_HARD: /* (36) */
-        ln[0] = max2(0.0, -(sum_y[0] + beta * e[0]) / nz);
+        ln[0] = max2(0.0, -(sum_y[0] + beta * e[0]) * inv_nz);
         break;
       case SG_CON_SOFT: /* (37) */
         ln[0] = -(p->damp[i] * sum_y[0] + beta * p->stiff[i] * e[0]) / (p->damp[i] * nz + beta);
         break;
       default: { /* (38) */
         double ls[3];
-        for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) / nz;
+        for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
         if (d->desaxce) {
           /* De Saxce: (z + e + [mu ||z_t||, 0, 0]) in C* _|_ lambda in C is Coulomb's law; with
            * z_t from the previous iterate the projection is convex (the prox of C's indicator) */
-          ls[0] -= beta * d->shift[i] / nz;
+          ls[0] -= beta * d->shift[i] * inv_nz;
           sg_cone_project_euclid(p->mu[i], ls, ln);
         } else {
           sg_cone_project_strict(p->mu[i], ls, ln);
@@ -388,8 +389,8 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
       double w[3], dp = 0, *z = d->z + 3 * q;
       for (int r = 0; r < rows; ++r) {
         /* recover J v from y = beta (alpha J v + (1 - alpha) z_old) - lambda_old */
-        double jv = ((d->y[3 * q + r] + li[r]) / beta - (1 - alpha) * z[r]) / alpha;
-        z[r] = (d->y[3 * q + r] + ln[r]) / beta; /* (35) */
+        double jv = ((d->y[3 * q + r] + li[r]) * inv_beta - (1 - alpha) * z[r]) * inv_alpha;
+        z[r] = (d->y[3 * q + r] + ln[r]) * inv_beta; /* (35) */
         dp += (jv - z[r]) * (jv - z[r]);
         w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij - u_ij with u_ij = -lambda_i (39) */
       }
@@ -426,6 +427,17 @@ static double dual_residual(const subadmm *d, const sg_problem *p, const double 
     int dof = p->sub_dof[j], off = p->sub_off[j];
     const double *A = p->A + p->sub_aoff[j];
     double s = 0;
+    if (dof == 6) {
+      const double *vj = v + off;
+      for (int a = 0; a < 6; ++a) {
+        const double *Aa = A + 6 * a;
+        double r = Aa[0] * vj[0] + Aa[1] * vj[1] + Aa[2] * vj[2] + Aa[3] * vj[3] + Aa[4] * vj[4] + Aa[5] * vj[5] -
+                   p->b[off + a] - d->s_lam[off + a];
+        s += r * r;
+      }
+      theta_d = max2(theta_d, s);
+      continue;
+    }
     for (int a = 0; a < dof; ++a) {
       double r = -p->b[off + a] - d->s_lam[off + a];
       for (int b = 0; b < dof; ++b) r += A[a * dof + b] * v[off + b];
