@@ -1,5 +1,7 @@
-/* mpirun -np P signorini run scene.h5 -o out.h5 [options] */
+/* mpirun -np P signorini run scene.h5 -o out.h5 [options]; with -checkpoint_every N a checkpoint
+ * every N steps, and -restart FILE to go on from one (bit for bit as the run it was taken from). */
 #include <math.h>
+#include <petscsys.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +14,42 @@
 #include "signorini/timing.h"
 
 typedef struct {
-  char out[4096], solver[64];
+  char out[4096], solver[64], checkpoint[4096], restart[4096];
   double t_final, progress_interval;
-  long output_every;
+  long output_every, checkpoint_every;
+  int restarting;
 } run_options;
+
+static sg_err read_restart_option(run_options *o) {
+  return sg_opt_string("-restart", "", "continue from this checkpoint of the same scene (-t_final stays the absolute end time)",
+                       o->restart, sizeof o->restart, &o->restarting);
+}
+
+/* "<out without .h5>.ckpt.h5" */
+static void default_checkpoint_name(const char *out, char *buf, size_t len) {
+  size_t n = strlen(out);
+  if (n >= 3 && !strcmp(out + n - 3, ".h5")) n -= 3;
+  snprintf(buf, len, "%.*s.ckpt.h5", (int)n, out);
+}
+
+/* A restart keeps the checkpoint's -dt and -theta: unless given (and then checked), they default
+ * to the checkpoint's values, put into the options database so that everything derived from them
+ * (the default -output_every) follows. */
+static sg_err default_from_checkpoint(const char *name, double value) {
+  PetscBool given = PETSC_FALSE;
+  PetscOptionsHasName(NULL, NULL, name, &given);
+  if (given) return SG_OK;
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.17g", value); /* round-trips to the same double */
+  if (PetscOptionsSetValue(NULL, name, buf)) return sg_error_set(SG_ERR_LIB, "cannot set option %s", name);
+  return SG_OK;
+}
+
+static sg_err check_same_as_checkpoint(const char *name, double given, double stored, const char *ckpt) {
+  if (given == stored) return SG_OK;
+  return sg_error_set(SG_ERR_ARG, "%s %.17g differs from the checkpoint %s (%s %.17g); a restart keeps the checkpoint's value (leave %s out)",
+                      name, given, ckpt, name + 1, stored, name);
+}
 
 static sg_err read_run_options(const sg_scene *s, run_options *o, sg_step_params *prm) {
   char names[256];
@@ -27,7 +61,23 @@ static sg_err read_run_options(const sg_scene *s, run_options *o, sg_step_params
   long every_default = (long)fmax(1.0, round(1.0 / (60.0 * prm->dt))); /* about 60 frames per second */
   SG_CHECK(sg_opt_int("-output_every", every_default, 1, 1000000000, "write a frame every N steps", &o->output_every));
   SG_CHECK(sg_opt_real("-progress_interval", 30.0, 0.0, 1e9, "seconds between progress lines in batch logs (0: none)", &o->progress_interval));
+  SG_CHECK(sg_opt_int("-checkpoint_every", 0, 0, 1000000000, "write a checkpoint every N steps (0: none), replacing the previous one", &o->checkpoint_every));
+  int set = 0;
+  SG_CHECK(sg_opt_string("-checkpoint", "<output without .h5>.ckpt.h5", "checkpoint file (see -checkpoint_every)", o->checkpoint, sizeof o->checkpoint, &set));
+  if (!set) default_checkpoint_name(o->out, o->checkpoint, sizeof o->checkpoint);
   return SG_OK;
+}
+
+/* The checkpoint must not overwrite the run's own files. */
+static sg_err check_checkpoint_path(MPI_Comm comm, const run_options *o, const char *scene_path) {
+  if (o->checkpoint_every <= 0) return SG_OK;
+  char partial[4200];
+  snprintf(partial, sizeof partial, "%s.partial", o->out);
+  if (!strcmp(o->checkpoint, o->out) || !strcmp(o->checkpoint, partial))
+    return sg_error_set(SG_ERR_ARG, "-checkpoint %s would overwrite the trajectory output", o->checkpoint);
+  if (!strcmp(o->checkpoint, scene_path))
+    return sg_error_set(SG_ERR_ARG, "-checkpoint %s would overwrite the scene file", o->checkpoint);
+  return sg_checkpoint_check_path(comm, o->checkpoint);
 }
 
 sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
@@ -46,6 +96,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (sg_opt_help_requested()) { /* list every option with its default, then stop */
     SG_CHECK(sg_scene_create(&s, 1, 1));
     err = read_run_options(&s, &o, &prm);
+    if (!err) err = read_restart_option(&o);
     if (!err) err = sg_solver_create(comm, o.solver, &solver);
     if (!err) err = sg_solver_set_from_options(solver);
     if (!err && rank == 0) sg_opt_print_help(stdout, "signorini run scene.h5 [options]");
@@ -54,13 +105,35 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     return err;
   }
   if (!scene_path) return sg_error_set(SG_ERR_ARG, "run: missing scene file (signorini run scene.h5 -o out.h5)");
+  sg_checkpoint_info ck = {0};
+  sg_warm_entry *warm = NULL;
+  int n_warm = 0;
   err = sg_error_collective(comm, sg_scene_read(comm, scene_path, &s));
+  if (!err) err = sg_error_collective(comm, read_restart_option(&o));
+  /* A restart: the scene's state, step and time become the checkpoint's, before anything else. */
+  if (!err && o.restarting)
+    err = sg_checkpoint_read(comm, o.restart, scene_path, &s, &ck, &warm, &n_warm);
+  if (!err && o.restarting) err = default_from_checkpoint("-dt", ck.dt);
+  if (!err && o.restarting) err = default_from_checkpoint("-theta", ck.theta);
   if (!err) err = read_run_options(&s, &o, &prm);
+  if (!err && o.restarting) err = check_same_as_checkpoint("-dt", prm.dt, ck.dt, o.restart);
+  if (!err && o.restarting) err = check_same_as_checkpoint("-theta", prm.theta, ck.theta, o.restart);
+  long long start_step = s.step, n_total = 0;
+  if (!err) {
+    n_total = llround(o.t_final / prm.dt);
+    if (n_total < start_step)
+      err = sg_error_set(SG_ERR_ARG, "-t_final %g is before the time of the checkpoint %s (t = %.6g s, step %lld)",
+                         o.t_final, o.restart, s.time, start_step);
+  }
   if (!err) err = sg_solver_create(comm, o.solver, &solver);
   if (!err) err = sg_solver_set_from_options(solver);
   if (!err) err = sg_opt_check_unused();
   err = sg_error_collective(comm, err);
+  if (!err) err = sg_error_collective(comm, check_checkpoint_path(comm, &o, scene_path));
   if (!err) err = sg_error_collective(comm, sg_stepper_create(comm, &s, &prm, solver, &st));
+  if (!err && o.restarting) err = sg_error_collective(comm, sg_stepper_set_warm(st, warm, n_warm));
+  free(warm);
+  warm = NULL;
   if (!err) err = sg_error_collective(comm, sg_traj_open(comm, o.out, &s, &w));
   if (!err) {
     char buf[128];
@@ -69,11 +142,18 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     sg_traj_set_attr(w, "dt", buf);
     snprintf(buf, sizeof buf, "%.17g", prm.theta);
     sg_traj_set_attr(w, "theta", buf);
+    if (o.restarting) {
+      sg_traj_set_attr(w, "restart", o.restart);
+      snprintf(buf, sizeof buf, "%lld", start_step);
+      sg_traj_set_attr(w, "restart_step", buf);
+    }
+    /* the first frame is the initial (or restored) state */
     err = sg_error_collective(comm, sg_traj_write_frame(w, &s));
   }
   if (err) goto done;
 
-  long n_steps = (long)llround(o.t_final / prm.dt);
+  long n_steps = (long)(n_total - start_step);
+  long long last_ckpt = -1;
   sg_progress prog;
   sg_progress_init(&prog, rank, o.progress_interval);
   double wall0 = MPI_Wtime(), sum_it = 0, sum_res = 0, max_pen = 0;
@@ -88,10 +168,15 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       break;
     }
     double tio = MPI_Wtime();
+    long long g = start_step + k; /* frames and checkpoints keep the cadence of the whole run */
     err = sg_traj_write_stats(w, &stats);
-    if (!err && (k % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame(w, &s);
-    sg_timer_add(SG_PHASE_IO, tio);
+    if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame(w, &s);
     err = sg_error_collective(comm, err);
+    if (!err && o.checkpoint_every > 0 && g % o.checkpoint_every == 0) {
+      err = sg_checkpoint_write(comm, o.checkpoint, &s, &prm, sg_stepper_warm(st), sg_stepper_warm_count(st));
+      if (!err) last_ckpt = g;
+    }
+    sg_timer_add(SG_PHASE_IO, tio);
     if (err) break;
     done_steps = k;
     sum_it += stats.iterations;
@@ -128,6 +213,8 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     printf("  mean contact residual      %.3e (paper 002 Sec. VII)\n", done_steps ? sum_res / done_steps : 0.0);
     printf("  max penetration            %.3e m\n", max_pen);
     printf("  wall time                  %.2f s (%.1f steps/s)\n", wall, done_steps / fmax(wall, 1e-9));
+    if (o.restarting) printf("  restarted from             %s (step %lld, t = %.6g s)\n", o.restart, start_step, ck.time);
+    if (last_ckpt >= 0) printf("  last checkpoint            %s (step %lld)\n", o.checkpoint, last_ckpt);
     printf("  output                     %s, %s (open the .xmf in ParaView)\n", o.out, xmf);
   }
   if (!err) sg_timing_gather(comm, wall, rank == 0 ? stdout : NULL, NULL);

@@ -57,9 +57,11 @@ static uint64_t sum_over(MPI_Comm comm, uint64_t local) {
   return total;
 }
 
+/* Each body counted once over the ranks: those whose rows this rank writes (sg_io_rows_here). */
 uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
   uint64_t sum = 0;
-  for (int i = 0; i < s->n; ++i) {
+  int mine = sg_io_rows_here(comm, s);
+  for (int i = 0; i < mine; ++i) {
     uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
     h = fnv_i32(h, s->shape[i]);
     h = fnv_f64s(h, s->size + 3 * i, 3);
@@ -88,7 +90,8 @@ static uint64_t warm_entry_hash(const sg_warm_entry *e) {
 static uint64_t state_hash(MPI_Comm comm, const sg_scene *s, int64_t step, double time,
                            const sg_warm_entry *warm, int warm_here) {
   uint64_t bodies = 0, contacts = 0;
-  for (int i = 0; i < s->n; ++i) {
+  int mine = sg_io_rows_here(comm, s);
+  for (int i = 0; i < mine; ++i) {
     uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
     h = fnv_f64s(h, s->pos + 3 * i, 3);
     h = fnv_f64s(h, s->quat + 4 * i, 4);
@@ -189,14 +192,15 @@ static sg_err write_warm(MPI_Comm comm, hid_t file, const char *path, const sg_w
   for (int c = 0; c < 3 && !err; ++c) {
     hid_t d;
     err = sg_h5_dataset_create(file, cols[c].name, cols[c].ftype, 1, dims, NULL, NULL, path, &d);
-    if (!err) err = sg_h5_write_range(d, cols[c].mtype, (hsize_t)off, (hsize_t)mine, mine > 0, cols[c].data, dxpl,
+    /* an empty dataset takes no transfer (HDF5 refuses one); total is the same on every rank */
+    if (!err && total > 0) err = sg_h5_write_range(d, cols[c].mtype, (hsize_t)off, (hsize_t)mine, mine > 0, cols[c].data, dxpl,
                                       path, cols[c].name);
     sg_h5_close(&d);
   }
   if (!err) {
     hid_t d;
     err = sg_h5_dataset_create(file, "warm/lambda", H5T_IEEE_F64LE, 2, dims, NULL, NULL, path, &d);
-    if (!err) err = sg_h5_write_rows(d, H5T_NATIVE_DOUBLE, -1, 3, mine, row, lam, dxpl, path, "warm/lambda");
+    if (!err && total > 0) err = sg_h5_write_rows(d, H5T_NATIVE_DOUBLE, -1, 3, mine, row, lam, dxpl, path, "warm/lambda");
     sg_h5_close(&d);
   }
   free(ga);

@@ -1,0 +1,272 @@
+/* Checkpoint files: a write/read round trip restores the state, step, time and warm start bit for
+ * bit, by global id whatever the order of the bodies in memory; the scene fingerprint depends on
+ * the static description only (and not on the order in memory); a new checkpoint replaces the old
+ * one with nothing left beside it, a failed write leaves the old one; a checkpoint is refused for
+ * another scene or when damaged, leaving the scene untouched. */
+#include "io_scratch.h"
+
+static sg_step_params params(void) {
+  sg_step_params p = {.dt = 1.0 / 240.0, .theta = 0.25, .margin = 0.002, .erp = 0.2};
+  return p;
+}
+
+/* Sorted entries with identities over the whole uint32 range of features. */
+static sg_warm_entry *make_warm(int n, int n_bodies) {
+  sg_warm_entry *w = calloc((size_t)(n ? n : 1), sizeof *w);
+  unsigned long long seed = 99;
+  for (int k = 0; k < n; ++k) {
+    w[k].gid_a = k / 4;
+    w[k].gid_b = (k / 4 + 1 + k % 2) % n_bodies;
+    w[k].feature = (uint32_t)(k % 4) * 0x50000001u; /* up to 0xF0000003 */
+    for (int r = 0; r < 3; ++r) w[k].lambda[r] = sg_test_rand(&seed, -1, 1);
+  }
+  /* sort by (gid_a, gid_b, feature) with a plain insertion sort */
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0; --j) {
+      sg_warm_entry *x = &w[j - 1], *y = &w[j];
+      int gt = x->gid_a != y->gid_a ? x->gid_a > y->gid_a : x->gid_b != y->gid_b ? x->gid_b > y->gid_b : x->feature > y->feature;
+      if (!gt) break;
+      sg_warm_entry t = *x; *x = *y; *y = t;
+    }
+  return w;
+}
+
+/* A scene with the same description as make_scene(n) and another state. */
+static void make_other_state(sg_scene *s, int n_moving) {
+  make_scene(s, n_moving);
+  for (int i = 0; i < s->n; ++i) {
+    s->pos[3 * i] += 1.0;
+    s->vel[6 * i + 2] = -3.0;
+  }
+}
+
+static int same_state(const sg_scene *a, const sg_scene *b) {
+  size_t n = (size_t)a->n;
+  return a->n == b->n && !memcmp(a->pos, b->pos, 3 * n * sizeof(double)) &&
+         !memcmp(a->quat, b->quat, 4 * n * sizeof(double)) && !memcmp(a->vel, b->vel, 6 * n * sizeof(double));
+}
+
+static void test_round_trip(int n_warm) {
+  const char *p = scratch("round.ckpt.h5");
+  sg_step_params prm = params();
+  sg_scene s, r;
+  make_scene(&s, 10);
+  s.step = 37;
+  s.time = 37 * prm.dt;
+  sg_warm_entry *w = make_warm(n_warm, s.n);
+  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p, &s, &prm, w, n_warm));
+  CHECK(scratch_count(".tmp") == 0);
+  CHECK(h5_open_objects() == 0);
+
+  make_other_state(&r, 10);
+  CHECK(!same_state(&s, &r));
+  sg_checkpoint_info info;
+  sg_warm_entry *rw = NULL;
+  int rn = -1;
+  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, p, "scene.h5", &r, &info, &rw, &rn));
+  CHECK(same_state(&s, &r));
+  CHECK(r.step == 37 && r.time == s.time);
+  CHECK(info.step == 37 && info.time == s.time && info.dt == prm.dt && info.theta == prm.theta);
+  CHECK(info.scene_hash == sg_scene_hash(MPI_COMM_WORLD, &s));
+  CHECK(rn == n_warm);
+  if (rn == n_warm && n_warm) CHECK(!memcmp(rw, w, (size_t)n_warm * sizeof *w));
+  CHECK(h5_open_objects() == 0);
+  if (test_rank() == 0) printf("  round trip with %d warm-start entries: ok\n", n_warm);
+  free(rw);
+  free(w);
+  sg_scene_destroy(&r);
+  sg_scene_destroy(&s);
+}
+
+/* Bodies held in reverse order: the fingerprint is unchanged and rows land at their global id. */
+static void test_by_gid(void) {
+  sg_step_params prm = params();
+  sg_scene s, r, ref;
+  make_scene(&s, 9);
+  make_scene(&ref, 9);
+  uint64_t h = sg_scene_hash(MPI_COMM_WORLD, &s);
+  int n = s.n;
+  for (int i = 0; i < n / 2; ++i) { /* swap every field of bodies i and n-1-i */
+    int j = n - 1 - i;
+#define SWAP(arr, k)                                                                  \
+  for (int c = 0; c < (k); ++c) {                                                     \
+    __typeof__(arr[0]) t_ = arr[(k) * i + c];                                         \
+    arr[(k) * i + c] = arr[(k) * j + c];                                              \
+    arr[(k) * j + c] = t_;                                                            \
+  }
+    SWAP(s.gid, 1) SWAP(s.shape, 1) SWAP(s.size, 3) SWAP(s.material, 1) SWAP(s.fixed, 1) SWAP(s.density, 1)
+    SWAP(s.mass, 1) SWAP(s.inertia, 3) SWAP(s.pos, 3) SWAP(s.quat, 4) SWAP(s.vel, 6)
+#undef SWAP
+  }
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) == h);
+  s.step = 5;
+  s.time = 5 * prm.dt;
+  const char *p = scratch("gid.ckpt.h5");
+  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p, &s, &prm, NULL, 0));
+  make_other_state(&r, 9);
+  sg_checkpoint_info info;
+  sg_warm_entry *rw = NULL;
+  int rn = -1;
+  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, p, NULL, &r, &info, &rw, &rn));
+  CHECK(same_state(&r, &ref)); /* in gid order again */
+  CHECK(rn == 0);
+  free(rw);
+  sg_scene_destroy(&ref);
+  sg_scene_destroy(&r);
+  sg_scene_destroy(&s);
+}
+
+static void test_hash(void) {
+  sg_scene s;
+  make_scene(&s, 6);
+  uint64_t h0 = sg_scene_hash(MPI_COMM_WORLD, &s);
+  /* the state is not part of the description */
+  s.pos[3 * 4] += 0.5;
+  s.vel[6 * 3] = 7;
+  s.quat[4 * 2] = -s.quat[4 * 2];
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) == h0);
+  struct {
+    const char *what;
+    double *field;
+  } edits[] = {{"size", &s.size[3 * 5 + 1]}, {"density", &s.density[4]}, {"friction", &s.friction[1]},
+               {"gravity", &s.gravity[0]}};
+  for (size_t k = 0; k < sizeof edits / sizeof edits[0]; ++k) {
+    double keep = *edits[k].field;
+    *edits[k].field = keep * 1.0000001 + 1e-9;
+    uint64_t h = sg_scene_hash(MPI_COMM_WORLD, &s);
+    if (test_rank() == 0) printf("  hash after changing %-8s %016llx (was %016llx)\n", edits[k].what, (unsigned long long)h, (unsigned long long)h0);
+    CHECK(h != h0);
+    *edits[k].field = keep;
+  }
+  s.material[3] ^= 1;
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) != h0);
+  s.material[3] ^= 1;
+  s.shape[6] = SG_SHAPE_SPHERE == s.shape[6] ? SG_SHAPE_CAPSULE : SG_SHAPE_SPHERE;
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) != h0);
+  sg_scene_destroy(&s);
+  make_scene(&s, 6);
+  s.fixed[5] = 1;
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) != h0);
+  sg_scene_destroy(&s);
+  make_scene(&s, 7); /* one more body */
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) != h0);
+  sg_scene_destroy(&s);
+}
+
+static long long step_of(const char *path) {
+  long long v = -1;
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t a = f >= 0 ? H5Aopen(f, "step", H5P_DEFAULT) : -1;
+  CHECK(a >= 0);
+  if (a >= 0) {
+    H5Aread(a, H5T_NATIVE_LLONG, &v);
+    H5Aclose(a);
+  }
+  if (f >= 0) H5Fclose(f);
+  return v;
+}
+
+static void test_replace(void) {
+  sg_step_params prm = params();
+  sg_scene s;
+  make_scene(&s, 4);
+  const char *p = scratch("replace.ckpt.h5");
+  s.step = 10;
+  s.time = 10 * prm.dt;
+  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p, &s, &prm, NULL, 0));
+  s.step = 20;
+  s.time = 20 * prm.dt;
+  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p, &s, &prm, NULL, 0));
+  CHECK(step_of(p) == 20);
+  CHECK(scratch_count("replace") == 1);
+  /* a write that fails leaves nothing beside the target and the previous checkpoint as it was */
+  char bad[300];
+  snprintf(bad, sizeof bad, "%s/missing_dir/c.h5", scratch_dir);
+  sg_error_clear();
+  CHECK(sg_checkpoint_write(MPI_COMM_WORLD, bad, &s, &prm, NULL, 0) == SG_ERR_IO);
+  CHECK(strstr(sg_error_message(), bad) != NULL);
+  sg_error_clear();
+  CHECK(sg_checkpoint_check_path(MPI_COMM_WORLD, bad) == SG_ERR_IO);
+  sg_error_clear();
+  CHECK_OK(sg_checkpoint_check_path(MPI_COMM_WORLD, p));
+  CHECK(h5_open_objects() == 0);
+  sg_scene_destroy(&s);
+}
+
+/* Reading `path` into make_other_state(n) fails with code and a one-line message containing `what`;
+ * the scene keeps its state. */
+static void expect_fail(const char *path, int n_moving, int code, const char *what) {
+  sg_scene r, ref;
+  make_other_state(&r, n_moving);
+  make_other_state(&ref, n_moving);
+  sg_checkpoint_info info;
+  sg_warm_entry *rw = (sg_warm_entry *)&info;
+  int rn = -1;
+  sg_error_clear();
+  int e = sg_checkpoint_read(MPI_COMM_WORLD, path, "scene.h5", &r, &info, &rw, &rn);
+  const char *m = sg_error_message();
+  if (test_rank() == 0) printf("  %-22s -> %d: %s\n", what, e, m);
+  CHECK(e == code);
+  CHECK(strstr(m, what) != NULL);
+  CHECK(strchr(m, '\n') == NULL);
+  CHECK(rw == NULL && rn == 0);
+  CHECK(same_state(&r, &ref) && r.step == 0);
+  CHECK(h5_open_objects() == 0);
+  sg_error_clear();
+  sg_scene_destroy(&ref);
+  sg_scene_destroy(&r);
+}
+
+static void test_refused(void) {
+  sg_step_params prm = params();
+  sg_scene s;
+  make_scene(&s, 10);
+  s.step = 3;
+  s.time = 3 * prm.dt;
+  sg_warm_entry *w = make_warm(12, s.n);
+  const char *good = scratch("good.ckpt.h5");
+  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, good, &s, &prm, w, 12));
+  expect_fail(good, 11, SG_ERR_ARG, "different scene");
+  expect_fail(scratch("nothing.h5"), 10, SG_ERR_IO, "no such file");
+
+  CHECK_OK(sg_scene_write(MPI_COMM_WORLD, scratch("scene.h5"), &s));
+  expect_fail(scratch("scene.h5"), 10, SG_ERR_FORMAT, "not a checkpoint");
+  write_other(scratch("text.h5"), "text\n");
+  expect_fail(scratch("text.h5"), 10, SG_ERR_FORMAT, "not an HDF5 file");
+
+  const char *names[] = {"no_hash.ckpt.h5", "no_warm.ckpt.h5", "lambda.ckpt.h5", "nan.ckpt.h5", "feature.ckpt.h5"};
+  for (int k = 0; k < 5; ++k) CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, scratch(names[k]), &s, &prm, w, 12));
+  h5_edit(scratch("no_hash.ckpt.h5"), NULL, "state_hash", NULL, 0);
+  expect_fail(scratch("no_hash.ckpt.h5"), 10, SG_ERR_FORMAT, "state_hash");
+  h5_edit(scratch("no_warm.ckpt.h5"), "warm/gid_b", NULL, NULL, 0);
+  expect_fail(scratch("no_warm.ckpt.h5"), 10, SG_ERR_FORMAT, "/warm/gid_b");
+  double v = 0.125;
+  h5_poke(scratch("lambda.ckpt.h5"), "warm/lambda", H5T_NATIVE_DOUBLE, 5, 1, &v);
+  expect_fail(scratch("lambda.ckpt.h5"), 10, SG_ERR_FORMAT, "state_hash");
+  v = NAN;
+  h5_poke(scratch("nan.ckpt.h5"), "warm/lambda", H5T_NATIVE_DOUBLE, 5, 1, &v);
+  expect_fail(scratch("nan.ckpt.h5"), 10, SG_ERR_FORMAT, "/warm/lambda");
+  hsize_t dims[1] = {12};
+  double bad_ids[12] = {0};
+  bad_ids[7] = 99;
+  h5_replace(scratch("feature.ckpt.h5"), "warm/gid_a", H5T_NATIVE_DOUBLE, 1, dims, bad_ids);
+  expect_fail(scratch("feature.ckpt.h5"), 10, SG_ERR_FORMAT, "body 99");
+  free(w);
+  sg_scene_destroy(&s);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  scratch_make();
+  test_round_trip(0);
+  test_round_trip(1);
+  test_round_trip(40);
+  test_by_gid();
+  test_hash();
+  test_replace();
+  test_refused();
+  scratch_remove();
+  int rc = sg_test_exit();
+  MPI_Finalize();
+  return rc;
+}
