@@ -113,6 +113,18 @@ sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out) {
       if (o) print_scene(o, &s);
       sg_scene_destroy(&s);
     }
+  } else if (!err && !strcmp(kind, "signorini-checkpoint")) {
+    long long step = 0;
+    int found = 0;
+    sg_scene s;
+    err = sg_h5_attr_read_int(file, "step", &step, &found, path);
+    if (!err) err = sg_scene_group_read(file, "", path, dxpl, &s);
+    if (!err) {
+      if (o) fprintf(o, "%s: signorini checkpoint (format version %lld) at step %lld; restart with -restart %s\n", path,
+                      version, step, path);
+      if (o) print_scene(o, &s);
+      sg_scene_destroy(&s);
+    }
   } else if (!err && !strcmp(kind, SG_KIND_TRAJ)) {
     if (version != SG_TRAJ_FORMAT_VERSION)
       err = sg_error_set(SG_ERR_FORMAT, "%s: trajectory format_version %lld is not supported (this build reads version %d)",
