@@ -49,6 +49,7 @@ typedef struct {
   int rank, size;
   unsigned char *sub_mine, *con_mine; /* owned subsystems; constraints touching one */
   int cap_mine_sub, cap_mine_con;
+  int *my_sub, *my_con, n_my_sub, n_my_con, cap_my_sub, cap_my_con; /* the same as index lists */
   int *scount, *rcount, *soff, *roff; /* per rank: pairs sent / received, offsets */
   int *send_pairs, *recv_pairs, cap_send, cap_recv;
   double *send_buf, *recv_buf;
@@ -90,7 +91,7 @@ static void subadmm_destroy(sg_solver *s) {
   subadmm *d = s->data;
   if (!d) return;
   free(d->G); free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->shift);
-  free(d->sub_mine); free(d->con_mine); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
+  free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
   sg_anderson_destroy(&d->aa); free(d->lam_new); free(d->sub_npairs);
   free(d);
@@ -171,6 +172,14 @@ static sg_err build_halo(subadmm *d, const sg_problem *p) {
     d->con_mine[i] = 0;
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) d->con_mine[i] |= d->sub_mine[p->pair_sub[q]];
   }
+  /* index lists, so that the iteration never scans what other ranks own */
+  SG_CHECK(sg_grow((void **)&d->my_sub, &d->cap_my_sub, p->n_sub, sizeof(int), "ownership"));
+  SG_CHECK(sg_grow((void **)&d->my_con, &d->cap_my_con, p->n_con, sizeof(int), "ownership"));
+  d->n_my_sub = d->n_my_con = 0;
+  for (int j = 0; j < p->n_sub; ++j)
+    if (d->sub_mine[j]) d->my_sub[d->n_my_sub++] = j;
+  for (int i = 0; i < p->n_con; ++i)
+    if (d->con_mine[i]) d->my_con[d->n_my_con++] = i;
   if (P == 1) return SG_OK;
   if (!d->scount) {
     SG_ALLOC(d->scount, P); SG_ALLOC(d->rcount, P); SG_ALLOC(d->soff, P + 1); SG_ALLOC(d->roff, P + 1);
@@ -312,8 +321,8 @@ static double initial_beta(const subadmm *d, const sg_problem *p) {
 /* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for every subsystem. */
 static void v_update(subadmm *d, const sg_problem *p, double *v) {
   double rhs[64];
-  for (int j = 0; j < p->n_sub; ++j) {
-    if (!d->sub_mine[j]) continue;
+  for (int m = 0; m < d->n_my_sub; ++m) {
+    int j = d->my_sub[m];
     int dof = p->sub_dof[j], off = p->sub_off[j];
     const double *L = d->L + p->sub_aoff[j];
     if (dof == 6) {
@@ -332,8 +341,8 @@ static void v_update(subadmm *d, const sg_problem *p, double *v) {
  * (alpha = 1 is the plain update (35); alpha > 1 is the usual ADMM over-relaxation). */
 static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
   const double alpha = d->relax;
-  for (int i = 0; i < p->n_con; ++i) {
-    if (!d->con_mine[i]) continue;
+  for (int k = 0; k < d->n_my_con; ++k) {
+    int i = d->my_con[k];
     int rows = sg_con_rows(p->kind[i]);
     const double *li = lambda + p->con_row[i];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
@@ -353,11 +362,15 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
 static double constraint_update(subadmm *d, const sg_problem *p, double *lambda, double beta) {
   int nv = sg_problem_n_v(p);
   const double alpha = d->relax, inv_alpha = 1.0 / alpha, inv_beta = 1.0 / beta; /* no divisions per pair */
-  memset(d->s_rhs, 0, (size_t)nv * sizeof(double));
-  memset(d->s_lam, 0, (size_t)nv * sizeof(double));
+  (void)nv;
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    int j = d->my_sub[k];
+    memset(d->s_rhs + p->sub_off[j], 0, (size_t)p->sub_dof[j] * sizeof(double));
+    memset(d->s_lam + p->sub_off[j], 0, (size_t)p->sub_dof[j] * sizeof(double));
+  }
   double theta_p = 0;
-  for (int i = 0; i < p->n_con; ++i) {
-    if (!d->con_mine[i]) continue;
+  for (int k = 0; k < d->n_my_con; ++k) {
+    int i = d->my_con[k];
     int rows = sg_con_rows(p->kind[i]), q0 = p->con_pair[i], q1 = p->con_pair[i + 1], nz = q1 - q0;
     const double inv_nz = nz == 2 ? 0.5 : 1.0 / nz;
     double *li = lambda + p->con_row[i];
@@ -422,8 +435,8 @@ static void update_shift(subadmm *d, const sg_problem *p) {
 /* theta_d = max_j ||A_j vhat_j - b_j - sum_i J_ij^T lambda_i|| (42). */
 static double dual_residual(const subadmm *d, const sg_problem *p, const double *v) {
   double theta_d = 0;
-  for (int j = 0; j < p->n_sub; ++j) {
-    if (!d->sub_mine[j]) continue;
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    int j = d->my_sub[k];
     int dof = p->sub_dof[j], off = p->sub_off[j];
     const double *A = p->A + p->sub_aoff[j];
     double s = 0;

@@ -64,8 +64,8 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   if (st->size > 1) {
     SG_ALLOC(st->counts, st->size);
     SG_ALLOC(st->displs, st->size);
-    /* owners: METIS on the proximity graph of the moving bodies, computed on rank 0 (serial METIS)
-     * and broadcast, so that every rank holds the same map */
+    /* owners: METIS on the contact or proximity graph of the moving bodies, computed on rank 0
+     * (serial METIS) and broadcast, so that every rank holds the same map */
     int *owner = sg_calloc((size_t)s->n, sizeof *owner, "owners");
     if (!owner && s->n) return SG_ERR_MEM;
     int n_moving = 0;
@@ -73,7 +73,14 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
     sg_err err = SG_OK;
     if (st->rank == 0) {
       if (n_moving >= st->size) {
-        err = sg_partition_compute(s, NULL, st->size, SG_PARTITION_AUTO, 1, owner, NULL);
+        /* the work follows the contacts: partition their graph when the scene starts in contact
+         * (a settled pile), the proximity graph otherwise (a pile about to be poured) */
+        err = sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts);
+        int linked = 0;
+        for (int k = 0; !err && k < st->contacts.n && !linked; ++k)
+          linked = !s->fixed[st->contacts.c[k].a] && !s->fixed[st->contacts.c[k].b];
+        if (!err) err = sg_partition_compute(s, linked ? &st->contacts : NULL, st->size, SG_PARTITION_AUTO, 1, owner, NULL);
+        st->contacts.n = 0;
       } else { /* fewer bodies than ranks: METIS cannot split; give them out in order */
         int k = 0;
         for (int i = 0; i < s->n; ++i) owner[i] = s->fixed[i] ? -1 : k++;
