@@ -67,6 +67,7 @@ sg_err sg_solver_set_from_options(sg_solver *s) {
 
 sg_err sg_solver_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
   memset(info, 0, sizeof *info);
+  SG_CHECK(sg_problem_validate(p)); /* every solver gets finite, well-formed input */
   return s->ops->solve(s, p, v, lambda, info);
 }
 

@@ -41,9 +41,8 @@ typedef struct {
   double *s_lam;     /* per v entry: sum_i J_ij^T lambda_i */
   double *y;         /* per pair, 3 entries: y_ij */
   double *z;         /* per pair, 3 entries: z_ij (needed only with over-relaxation) */
-  double *lam_new;   /* per row */
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
-  int cap_a, cap_v, cap_pair, cap_row, cap_sub;
+  int cap_a, cap_v, cap_pair, cap_sub;
   /* distribution */
   MPI_Comm comm;
   int rank, size;
@@ -93,14 +92,14 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->G); free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->shift);
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
-  sg_anderson_destroy(&d->aa); free(d->lam_new); free(d->sub_npairs);
+  sg_anderson_destroy(&d->aa); free(d->sub_npairs);
   free(d);
   s->data = NULL;
 }
 
 static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   int na = p->sub_aoff[p->n_sub], nv = sg_problem_n_v(p), npair = p->n_con ? p->con_pair[p->n_con] : 0;
-  int nrow = p->n_con ? sg_problem_n_rows(p) : 0, c;
+  int c;
   c = d->cap_a;
   SG_CHECK(sg_grow((void **)&d->G, &c, na, sizeof(double), "SubADMM blocks"));
   c = d->cap_a;
@@ -116,7 +115,6 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   c = d->cap_pair;
   SG_CHECK(sg_grow((void **)&d->z, &c, 3 * npair, sizeof(double), "SubADMM slacks"));
   d->cap_pair = c;
-  SG_CHECK(sg_grow((void **)&d->lam_new, &d->cap_row, nrow, sizeof(double), "SubADMM multipliers"));
   SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
   return SG_OK;
 }
