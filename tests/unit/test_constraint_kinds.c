@@ -1,0 +1,89 @@
+/* SubADMM on the hard (3)/(36) and soft (4)/(37) constraint kinds, with analytic solutions
+ * (1-DOF subsystems, A = m, so vhat = (b + J^T lambda)/m):
+ *  - soft spring-damper on one body: lambda = -k e - c J v and m v = b + lambda give
+ *    v = (b - k e)/(m + c), lambda = -k e - c v (to 1e-9 relative, tolerance 1e-12);
+ *  - soft between two bodies (|Z_i| = 2, J = [1, -1]): the same law on the relative velocity,
+ *    v1 - v2 = (b1/m1 - b2/m2 - k e (1/m1 + 1/m2)) / (1 + c (1/m1 + 1/m2));
+ *  - hard inequality v + e >= 0 active (b = -5, e = 1: v = -1, lambda = m (-1) - b) and inactive
+ *    (b = +5: lambda = 0, v = b/m), and a hard row between two bodies.
+ * Also the paper-002 contact residual is ~0 at the solutions and clearly non-zero off them. */
+#include "sim_util.h"
+
+static void solve(sg_problem *p, double *v, double *lam, int nv, int nr) {
+  sg_solver *s = sim_solver("subadmm", 1e-13, 100000);
+  memset(v, 0, sizeof(double) * nv);
+  memset(lam, 0, sizeof(double) * nr);
+  sg_solve_info info;
+  CHECK_OK(sg_solver_solve(s, p, v, lam, &info));
+  CHECK(info.converged);
+  sg_solver_destroy(&s);
+}
+
+int main(int argc, char **argv) {
+  sim_init(&argc, &argv);
+  const double one = 1.0, minus = -1.0;
+  { /* soft, one body */
+    sg_problem p = {0};
+    double m = 2.0, b = 3.0, k = 50.0, c = 4.0, e = 0.1, v, lam;
+    CHECK_OK(sg_problem_add_subsystem(&p, 1, &m, &b, 0, NULL));
+    int sub = 0;
+    const double *J[1] = {&one};
+    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_SOFT, &e, 0, k, c, 1, &sub, J, NULL));
+    solve(&p, &v, &lam, 1, 1);
+    double v_exact = (b - k * e) / (m + c), l_exact = -k * e - c * v_exact, res;
+    printf("soft: v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", v, v_exact, lam, l_exact);
+    CHECK_NEAR(v, v_exact, 1e-9 * fabs(v_exact));
+    CHECK_NEAR(lam, l_exact, 1e-9 * fabs(l_exact));
+    CHECK_OK(sg_contact_residual(&p, &lam, &res));
+    CHECK(res < 1e-9);
+    double off = lam * 1.1;
+    CHECK_OK(sg_contact_residual(&p, &off, &res));
+    CHECK(res > 1e-3);
+    sg_problem_destroy(&p);
+  }
+  { /* soft between two bodies */
+    sg_problem p = {0};
+    double m[2] = {1.0, 3.0}, b[2] = {2.0, -1.0}, k = 20.0, c = 2.0, e = -0.05, v[2], lam;
+    for (int j = 0; j < 2; ++j) CHECK_OK(sg_problem_add_subsystem(&p, 1, &m[j], &b[j], j, NULL));
+    int subs[2] = {0, 1};
+    const double *J[2] = {&one, &minus};
+    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_SOFT, &e, 0, k, c, 2, subs, J, NULL));
+    solve(&p, v, &lam, 2, 1);
+    double w = 1 / m[0] + 1 / m[1];
+    double rel = (b[0] / m[0] - b[1] / m[1] - k * e * w) / (1 + c * w);
+    printf("soft pair: v1 - v2 %.12g (exact %.12g)\n", v[0] - v[1], rel);
+    CHECK_NEAR(v[0] - v[1], rel, 1e-9 * fabs(rel));
+    CHECK_NEAR(lam, -k * e - c * rel, 1e-9 * fabs(k * e + c * rel));
+    sg_problem_destroy(&p);
+  }
+  for (int active = 0; active < 2; ++active) { /* hard, one body */
+    sg_problem p = {0};
+    double m = 2.0, b = active ? -5.0 : 5.0, e = 1.0, v, lam;
+    CHECK_OK(sg_problem_add_subsystem(&p, 1, &m, &b, 0, NULL));
+    int sub = 0;
+    const double *J[1] = {&one};
+    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_HARD, &e, 0, 0, 0, 1, &sub, J, NULL));
+    solve(&p, &v, &lam, 1, 1);
+    double v_exact = active ? -e : b / m, l_exact = active ? m * v_exact - b : 0.0;
+    printf("hard (%s): v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", active ? "active" : "inactive", v, v_exact,
+           lam, l_exact);
+    CHECK_NEAR(v, v_exact, 1e-9);
+    CHECK_NEAR(lam, l_exact, 1e-9);
+    sg_problem_destroy(&p);
+  }
+  { /* hard between two bodies approaching each other: v1 - v2 + e >= 0 becomes active */
+    sg_problem p = {0};
+    double m[2] = {1.0, 1.0}, b[2] = {-2.0, 2.0}, e = 0.5, v[2], lam;
+    for (int j = 0; j < 2; ++j) CHECK_OK(sg_problem_add_subsystem(&p, 1, &m[j], &b[j], j, NULL));
+    int subs[2] = {0, 1};
+    const double *J[2] = {&one, &minus};
+    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_HARD, &e, 0, 0, 0, 2, subs, J, NULL));
+    solve(&p, v, &lam, 2, 1);
+    /* symmetric: v1 = -v2 = -e/2, lambda = m v1 - b1 */
+    CHECK_NEAR(v[0], -0.25, 1e-9);
+    CHECK_NEAR(v[1], 0.25, 1e-9);
+    CHECK_NEAR(lam, 1.75, 1e-9);
+    sg_problem_destroy(&p);
+  }
+  return sim_finish();
+}
