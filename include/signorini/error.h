@@ -19,6 +19,8 @@ enum {
 /* Record a message (printf format) and return code. Keeps the first message until sg_error_clear. */
 sg_err sg_error_set(sg_err code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *sg_error_message(void);
+/* Append to the recorded message (printf format), keeping it on one line. */
+void sg_error_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sg_error_clear(void);
 
 /* Collective check at a phase boundary: returns the first non-zero code over all ranks (lowest rank

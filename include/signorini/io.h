@@ -25,9 +25,15 @@ sg_err sg_traj_set_attr(sg_traj_writer *w, const char *name, const char *value);
 /* Store the per-rank timing table (rank 0's all[P][fields], see timing.h) as /timing/table with
  * the column names in its attribute "columns". Collective; only rank 0's data is used. */
 sg_err sg_traj_write_timing(sg_traj_writer *w, const double *all, int nranks, int nfields, const char *columns);
-/* success = 1: finish the file, rename it to its final name and write the .xmf next to it.
- * success = 0: remove the temporary file (nothing that looks complete is left). */
-sg_err sg_traj_close(sg_traj_writer *w, int success);
+/* How a trajectory is closed. */
+enum {
+  SG_TRAJ_DISCARD = 0,      /* remove the temporary file (nothing that looks complete is left) */
+  SG_TRAJ_COMPLETE = 1,     /* finish, rename to the final name, write the .xmf next to it */
+  SG_TRAJ_KEEP_PARTIAL = 2  /* a run that stopped early: keep <path>.partial with complete = 0 */
+};
+sg_err sg_traj_close(sg_traj_writer *w, int mode);
+/* Name of the temporary file a trajectory is written to until it is complete. */
+const char *sg_traj_partial_name(const sg_traj_writer *w);
 
 /* Print a summary of a scene or trajectory file. */
 sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out);

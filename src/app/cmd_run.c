@@ -158,13 +158,16 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   sg_progress_init(&prog, rank, o.progress_interval);
   double wall0 = MPI_Wtime(), sum_it = 0, sum_res = 0, max_pen = 0;
   long done_steps = 0, unconverged = 0;
+  int step_failed = 0;
   for (long k = 1; k <= n_steps; ++k) {
     sg_step_stats stats;
     err = sg_error_collective(comm, sg_stepper_step(st, &stats));
     if (err) {
-      /* the scene still holds the last good state: write it so the failure can be inspected */
-      if (rank == 0) fprintf(stderr, "signorini: step %ld failed; the last good state (t = %.6g s) is the final frame\n", k, s.time);
+      /* the scene still holds the last good state: keep it as the final frame of the .partial */
+      sg_error_append(" (in step %lld; the last good state, t = %.6g s, is the final frame of %s)", start_step + k,
+                      s.time, sg_traj_partial_name(w));
       sg_traj_write_frame(w, &s);
+      step_failed = 1;
       break;
     }
     double tio = MPI_Wtime();
@@ -199,7 +202,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     if (!err) err = sg_traj_write_timing(w, table, size, SG_TIMING_FIELDS, columns);
     free(table);
   }
-  sg_err cerr = sg_traj_close(w, err ? 0 : 1);
+  sg_err cerr = sg_traj_close(w, !err ? SG_TRAJ_COMPLETE : step_failed ? SG_TRAJ_KEEP_PARTIAL : SG_TRAJ_DISCARD);
   w = NULL;
   if (!err) err = sg_error_collective(comm, cerr);
   if (!err && rank == 0) {
@@ -219,7 +222,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   }
   if (!err) sg_timing_gather(comm, wall, rank == 0 ? stdout : NULL, NULL);
 done:
-  if (w) sg_traj_close(w, 0);
+  if (w) sg_traj_close(w, SG_TRAJ_DISCARD);
   sg_stepper_destroy(&st);
   sg_solver_destroy(&solver);
   sg_scene_destroy(&s);

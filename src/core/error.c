@@ -23,6 +23,17 @@ sg_err sg_error_set(sg_err code, const char *fmt, ...) {
   return code;
 }
 
+void sg_error_append(const char *fmt, ...) {
+  size_t used = strlen(g_message);
+  if (!g_have_message || used + 1 >= sizeof g_message) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g_message + used, sizeof g_message - used, fmt, ap);
+  va_end(ap);
+  for (char *c = g_message; *c; ++c)
+    if (*c == '\n' || *c == '\r') *c = ' ';
+}
+
 const char *sg_error_message(void) { return g_have_message ? g_message : "unknown error"; }
 
 void sg_error_clear(void) {

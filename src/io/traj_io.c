@@ -237,9 +237,13 @@ static char *xmf_name(const char *path) {
   return x;
 }
 
-sg_err sg_traj_close(sg_traj_writer *w, int success) {
+const char *sg_traj_partial_name(const sg_traj_writer *w) { return w ? w->tmp : ""; }
+
+sg_err sg_traj_close(sg_traj_writer *w, int mode) {
   if (!w) return SG_OK;
   sg_err err = SG_OK;
+  int success = mode == SG_TRAJ_COMPLETE;
+  if (mode == SG_TRAJ_KEEP_PARTIAL) err = flush_stats(w); /* everything up to the stop, complete stays 0 */
   if (success) {
     err = flush_stats(w);
     /* Set last, so that a file whose run stopped early never claims to be complete. */
@@ -262,8 +266,8 @@ sg_err sg_traj_close(sg_traj_writer *w, int success) {
     }
     err = sg_error_collective(w->comm, xerr);
   }
-  /* A failed run leaves nothing; a failed finish keeps the .partial (complete = 0) to inspect. */
-  if (!success) sg_fs_remove(w->comm, w->tmp);
+  /* A failed run leaves nothing; a failed finish or a stopped run keeps the .partial (complete = 0). */
+  if (mode == SG_TRAJ_DISCARD) sg_fs_remove(w->comm, w->tmp);
   writer_free(w);
   return err;
 }
