@@ -43,5 +43,6 @@ void sg_solver_destroy(sg_solver **s);
 
 /* Built-in implementations. */
 extern const sg_solver_ops sg_solver_subadmm_ops;
+extern const sg_solver_ops sg_solver_pgs_ops;
 
 #endif

@@ -12,6 +12,7 @@ static int g_nreg;
 static void register_builtins(void) {
   if (g_nreg) return;
   g_registry[g_nreg++] = &sg_solver_subadmm_ops;
+  g_registry[g_nreg++] = &sg_solver_pgs_ops;
 }
 
 sg_err sg_solver_register(const sg_solver_ops *ops) {
