@@ -8,4 +8,5 @@ sg_err sg_cmd_generate(MPI_Comm comm, const char *scenario);
 sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path);
 sg_err sg_cmd_info(MPI_Comm comm, const char *path);
 sg_err sg_cmd_partition(MPI_Comm comm, const char *scene_path);
+sg_err sg_cmd_fclib(MPI_Comm comm, const char *path);
 #endif

@@ -12,6 +12,7 @@ static void usage(FILE *f) {
           "       mpirun -np P signorini run scene.h5 -o out.h5 [options]\n"
           "       signorini info file.h5\n"
           "       signorini partition scene.h5 -parts P[,P2,...] [-method kway|rb] [-graph proximity|contacts]\n"
+          "       signorini fclib problem.hdf5 [-solver subadmm] [-solver_tol T] [-write_solution]\n"
           "Options follow PETSc conventions (-name value, -options_file file); add -help to list them.\n");
 }
 
@@ -84,6 +85,8 @@ int main(int argc, char **argv) {
     err = sg_cmd_info(PETSC_COMM_WORLD, target);
   } else if (!strcmp(command, "partition")) {
     err = sg_cmd_partition(PETSC_COMM_WORLD, target);
+  } else if (!strcmp(command, "fclib")) {
+    err = sg_cmd_fclib(PETSC_COMM_WORLD, target);
   } else if (!strcmp(command, "help") || !strcmp(command, "-help")) {
     if (rank == 0) usage(stdout);
   } else {

@@ -1,0 +1,74 @@
+/* FCLIB frictional-contact problems (Acary, Bremond, Koziara, Perignon, INRIA RT-0444, 2014): read a
+ * global (/fclib_global) or local (/fclib_local) problem from its HDF5 file, convert a global problem
+ * into the project's sg_problem, measure the Siconos scale-invariant residuals, and write the FCLIB
+ * /solution group into a copy of the file. Layout and conventions: ../shared/fclib/README.md.
+ *   global:  M v = H r + f,  u = H^T v + w,  uhat = u + [mu ||u_T||, 0, 0],  C*_mu ∋ uhat ⊥ r ∈ C_mu
+ *   local:   u = W r + q with the same cone conditions
+ * Contact components are ordered normal first. Everything here is serial (one rank's data). */
+#ifndef SIGNORINI_FCLIB_H
+#define SIGNORINI_FCLIB_H
+#include "signorini/error.h"
+#include "signorini/problem.h"
+
+/* A sparse matrix as triplets (duplicates are summed wherever it is used), whatever its stored
+ * format (CSparse triplet nz >= 0 with row = i[k], column = p[k]; nz = -1 CSC; nz = -2 CSR). */
+typedef struct {
+  int m, n;      /* rows, columns */
+  int nnz;
+  int *row, *col;
+  double *x;
+} sg_fclib_matrix;
+
+typedef struct {
+  int local;     /* 0: /fclib_global (M, H, f, w), 1: /fclib_local (W, q) */
+  int n;         /* global: unknowns v (M is n x n); local: 0 */
+  int m;         /* contact rows, 3 nc */
+  int nc;        /* contacts */
+  sg_fclib_matrix M, H, W;
+  double *f, *w, *q, *mu;
+  char title[256];
+} sg_fclib_problem;
+
+/* Read `path` (serial HDF5 on the calling rank, read-only). Dimensions are checked against the
+ * matrices' m and n, the vectors and spacedim (3); out-of-range indices and malformed pointer
+ * arrays are rejected with a message naming the file and dataset. On failure fp is emptied. */
+sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp);
+void sg_fclib_free(sg_fclib_problem *fp);
+
+/* The subsystems of a global problem as an sg_problem, with the map between the two orders of v. */
+typedef struct {
+  int n;         /* unknowns */
+  int *perm;     /* [n]: v_problem[k] = v_fclib[perm[k]] */
+} sg_fclib_map;
+
+/* Global problem -> sg_problem (appended to a reset p). Subsystems: connected components of M's
+ * sparsity graph; when n is a multiple of 6 and no component crosses a boundary of the aligned
+ * blocks of six unknowns, each block is one subsystem (FCLIB stores no bodies; a rigid body's
+ * diagonal mass, 3 translations + 3 rotations, would otherwise fall apart into six). A_j = the dense block of M, b_j = f
+ * restricted; one contact constraint per FCLIB contact (3 rows, normal first), e = w, mu, with one
+ * J_ij = (H^T restricted to subsystem j's unknowns) per subsystem the contact touches. Constraint
+ * order = contact order, so lambda = r row for row. */
+sg_err sg_fclib_to_problem(const sg_fclib_problem *fp, sg_problem *p, sg_fclib_map *map);
+void sg_fclib_map_free(sg_fclib_map *map);
+/* v_fclib[perm[k]] = v_problem[k] and the reverse. */
+void sg_fclib_map_to_fclib(const sg_fclib_map *map, const double *v_problem, double *v_fclib);
+void sg_fclib_map_to_problem(const sg_fclib_map *map, const double *v_fclib, double *v_problem);
+
+/* Siconos's scale-invariant residuals (README "Accuracy measure"), v in FCLIB order (ignored for
+ * local problems), r = the contact impulses:
+ *   u = H^T v + w (local: W r + q), uhat = u + [mu ||u_T||, 0, 0],
+ *   nat = ||r - P_C(r - uhat)|| / max(||u||, ||r||)           (local: max(||q||, ||u||, ||r||)),
+ *   dyn = ||M v - H r - f|| / max(||f||, ||M v||, ||H r||)     (global; local: 0).
+ * A zero denominator leaves the numerator unscaled. u (m entries) is returned when not NULL. */
+sg_err sg_fclib_residuals(const sg_fclib_problem *fp, const double *v, const double *r, double *nat,
+                          double *dyn, double *u);
+
+/* y = A x or y = A^T x (y overwritten). */
+void sg_fclib_matvec(const sg_fclib_matrix *A, int transpose, const double *x, double *y);
+
+/* Copy `in_path` byte for byte to `out_path` and write /solution/{v,u,r} there (an existing
+ * /solution group is replaced). v may be NULL (local problems). The input is never opened for
+ * writing. */
+sg_err sg_fclib_write_solution(const char *in_path, const char *out_path, const sg_fclib_problem *fp,
+                               const double *v, const double *u, const double *r);
+#endif

@@ -1,0 +1,527 @@
+/* FCLIB problems: reader (three sparse formats), conversion into sg_problem, Siconos residuals and
+ * the /solution writer. See include/signorini/fclib.h and ../shared/fclib/README.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io/io_internal.h"
+#include "signorini/cone.h"
+#include "signorini/fclib.h"
+
+/* --- reading ------------------------------------------------------------------------------------- */
+
+static void matrix_free(sg_fclib_matrix *A) {
+  free(A->row); free(A->col); free(A->x);
+  memset(A, 0, sizeof *A);
+}
+
+void sg_fclib_free(sg_fclib_problem *fp) {
+  matrix_free(&fp->M); matrix_free(&fp->H); matrix_free(&fp->W);
+  free(fp->f); free(fp->w); free(fp->q); free(fp->mu);
+  memset(fp, 0, sizeof *fp);
+}
+
+/* One integer stored as a one-element (or scalar) dataset. */
+static sg_err read_int1(hid_t g, const char *name, const char *shown, const char *file, long long *out) {
+  long long dims[1] = {-1};
+  void *buf = NULL;
+  sg_err err = sg_h5_read_checked(g, name, shown, file, 1, 1, dims, NULL, H5P_DEFAULT, &buf);
+  if (err) {
+    /* a scalar dataspace is accepted as well */
+    long long none[1] = {0};
+    sg_error_clear();
+    void *b2 = NULL;
+    err = sg_h5_read_checked(g, name, shown, file, 1, 0, none, NULL, H5P_DEFAULT, &b2);
+    if (err) return err;
+    *out = *(int *)b2;
+    free(b2);
+    return SG_OK;
+  }
+  if (dims[0] != 1 || !buf) {
+    free(buf);
+    return sg_error_set(SG_ERR_FORMAT, "%s: dataset %s must hold one integer, it has %lld", file, shown, dims[0]);
+  }
+  *out = *(int *)buf;
+  free(buf);
+  return SG_OK;
+}
+
+static sg_err read_array(hid_t g, const char *name, const char *shown, const char *file, int want_int,
+                         long long want_len, long long *len, void **buf) {
+  long long dims[1] = {want_len};
+  SG_CHECK(sg_h5_read_checked(g, name, shown, file, want_int, 1, dims, NULL, H5P_DEFAULT, buf));
+  if (len) *len = dims[0];
+  return SG_OK;
+}
+
+/* The sparse matrix group `gname` (relative to g; `prefix` its absolute name), m x n. */
+static sg_err read_matrix(hid_t g, const char *gname, const char *prefix, const char *file, long long want_m,
+                          long long want_n, sg_fclib_matrix *A) {
+  char name[128], shown[256];
+  long long m, n, nz, lp, li, lx;
+  int *p = NULL, *ix = NULL;
+  double *x = NULL;
+  sg_err err = SG_OK;
+  memset(A, 0, sizeof *A);
+#define NAME(leaf) (snprintf(name, sizeof name, "%s/%s", gname, leaf), \
+                    snprintf(shown, sizeof shown, "%s/%s", prefix, leaf), name)
+  if (!sg_h5_exists(g, gname)) return sg_error_set(SG_ERR_FORMAT, "%s: missing matrix group %s", file, prefix);
+  SG_CHECK(read_int1(g, NAME("m"), shown, file, &m));
+  SG_CHECK(read_int1(g, NAME("n"), shown, file, &n));
+  SG_CHECK(read_int1(g, NAME("nz"), shown, file, &nz));
+  if (m < 0 || n < 0 || m > 100000000 || n > 100000000)
+    return sg_error_set(SG_ERR_FORMAT, "%s: matrix %s has impossible size %lld x %lld", file, prefix, m, n);
+  if ((want_m >= 0 && m != want_m) || (want_n >= 0 && n != want_n))
+    return sg_error_set(SG_ERR_FORMAT, "%s: matrix %s is %lld x %lld, expected %lld x %lld", file, prefix, m, n,
+                        want_m >= 0 ? want_m : m, want_n >= 0 ? want_n : n);
+  if (nz < -2) return sg_error_set(SG_ERR_FORMAT, "%s: dataset %s/nz = %lld (triplet >= 0, CSC -1, CSR -2)", file, prefix, nz);
+  if ((err = read_array(g, NAME("p"), shown, file, 1, -1, &lp, (void **)&p))) goto fail;
+  if ((err = read_array(g, NAME("i"), shown, file, 1, -1, &li, (void **)&ix))) goto fail;
+  if ((err = read_array(g, NAME("x"), shown, file, 0, -1, &lx, (void **)&x))) goto fail;
+  long long cnt;
+  if (nz >= 0) {
+    cnt = nz;
+    if (lp < nz || li < nz || lx < nz) {
+      err = sg_error_set(SG_ERR_FORMAT, "%s: matrix %s has nz = %lld triplets but p, i, x hold %lld, %lld, %lld",
+                         file, prefix, nz, lp, li, lx);
+      goto fail;
+    }
+  } else {
+    long long outer = nz == -1 ? n : m; /* CSC: column pointers; CSR: row pointers */
+    NAME("p");
+    if (lp < outer + 1) {
+      err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has %lld pointers, expected %lld (%s)", file, shown, lp,
+                         outer + 1, nz == -1 ? "compressed columns" : "compressed rows");
+      goto fail;
+    }
+    if (p[0] != 0) {
+      err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s starts at %d, expected 0", file, shown, p[0]);
+      goto fail;
+    }
+    for (long long k = 0; k < outer; ++k)
+      if (p[k + 1] < p[k]) {
+        err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s decreases at %lld", file, shown, k + 1);
+        goto fail;
+      }
+    cnt = p[outer];
+    if (li < cnt || lx < cnt) {
+      err = sg_error_set(SG_ERR_FORMAT, "%s: matrix %s has %lld entries but i, x hold %lld, %lld", file, prefix,
+                         cnt, li, lx);
+      goto fail;
+    }
+  }
+  A->m = (int)m; A->n = (int)n; A->nnz = (int)cnt;
+  A->row = malloc((size_t)(cnt ? cnt : 1) * sizeof(int));
+  A->col = malloc((size_t)(cnt ? cnt : 1) * sizeof(int));
+  A->x = malloc((size_t)(cnt ? cnt : 1) * sizeof(double));
+  if (!A->row || !A->col || !A->x) {
+    err = sg_error_set(SG_ERR_MEM, "%s: out of memory reading matrix %s", file, prefix);
+    goto fail;
+  }
+  for (long long k = 0; k < cnt; ++k) A->x[k] = x[k];
+  if (nz >= 0) {
+    for (long long k = 0; k < cnt; ++k) { A->row[k] = ix[k]; A->col[k] = p[k]; }
+  } else {
+    long long outer = nz == -1 ? n : m;
+    for (long long o = 0; o < outer; ++o)
+      for (int k = p[o]; k < p[o + 1]; ++k) {
+        if (nz == -1) { A->row[k] = ix[k]; A->col[k] = (int)o; }
+        else { A->row[k] = (int)o; A->col[k] = ix[k]; }
+      }
+  }
+  for (long long k = 0; k < cnt; ++k) {
+    if (A->row[k] < 0 || A->row[k] >= m) {
+      NAME(nz == -2 ? "p" : "i");
+      err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s: entry %lld has row %d outside [0, %lld)", file, shown, k,
+                         A->row[k], m);
+      goto fail;
+    }
+    if (A->col[k] < 0 || A->col[k] >= n) {
+      NAME(nz >= 0 ? "p" : nz == -1 ? "p" : "i");
+      err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s: entry %lld has column %d outside [0, %lld)", file, shown,
+                         k, A->col[k], n);
+      goto fail;
+    }
+    if (!isfinite(A->x[k])) {
+      NAME("x");
+      err = sg_error_set(SG_ERR_NUMERIC, "%s: dataset %s: entry %lld is NaN or Inf", file, shown, k);
+      goto fail;
+    }
+  }
+#undef NAME
+  free(p); free(ix); free(x);
+  return SG_OK;
+fail:
+  free(p); free(ix); free(x);
+  matrix_free(A);
+  return err;
+}
+
+static sg_err read_vector(hid_t g, const char *name, const char *shown, const char *file, long long *lenp,
+                          const char *why, double **out) {
+  long long dims[1] = {*lenp};
+  void *buf = NULL;
+  SG_CHECK(sg_h5_read_checked(g, name, shown, file, 0, 1, dims, why, H5P_DEFAULT, &buf));
+  long long len = *lenp = dims[0];
+  double *v = buf;
+  for (long long k = 0; k < len; ++k)
+    if (!isfinite(v[k])) {
+      free(v);
+      return sg_error_set(SG_ERR_NUMERIC, "%s: dataset %s: entry %lld is NaN or Inf", file, shown, k);
+    }
+  if (!v) v = calloc(1, sizeof *v); /* empty: keep a valid pointer */
+  *out = v;
+  return SG_OK;
+}
+
+/* info/title: a string dataset (fixed or variable length); absent -> "". */
+static void read_title(hid_t g, char *buf, size_t len) {
+  buf[0] = 0;
+  if (!sg_h5_exists(g, "info/title")) return;
+  hid_t d = H5Dopen2(g, "info/title", H5P_DEFAULT);
+  hid_t t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID, mem = H5I_INVALID_HID;
+  if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+    if (H5Tis_variable_str(t) > 0) {
+      char *s = NULL;
+      mem = H5Tcopy(H5T_C_S1);
+      if (mem >= 0 && H5Tset_size(mem, H5T_VARIABLE) >= 0 && H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0 && s)
+        snprintf(buf, len, "%s", s);
+      if (s) H5free_memory(s);
+    } else {
+      size_t sz = H5Tget_size(t);
+      char *tmp = calloc(sz + 1, 1);
+      mem = H5Tcopy(H5T_C_S1);
+      if (tmp && mem >= 0 && H5Tset_size(mem, sz + 1) >= 0 && H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) >= 0)
+        snprintf(buf, len, "%s", tmp);
+      free(tmp);
+    }
+  }
+  sg_h5_close(&mem);
+  sg_h5_close(&t);
+  sg_h5_close(&d);
+}
+
+static sg_err read_open(hid_t f, const char *file, sg_fclib_problem *fp) {
+  int global = sg_h5_exists(f, "fclib_global"), local = sg_h5_exists(f, "fclib_local");
+  if (!global && !local) return sg_error_set(SG_ERR_FORMAT, "%s: neither /fclib_global nor /fclib_local (not an FCLIB problem)", file);
+  const char *gname = global ? "/fclib_global" : "/fclib_local";
+  hid_t g = H5Gopen2(f, gname, H5P_DEFAULT);
+  if (g < 0) return sg_error_set(SG_ERR_FORMAT, "%s: %s is not a group", file, gname);
+  sg_err err = SG_OK;
+  char shown[128];
+  long long dim;
+  fp->local = !global;
+  read_title(g, fp->title, sizeof fp->title);
+  snprintf(shown, sizeof shown, "%s/spacedim", gname);
+  if (sg_h5_exists(g, "spacedim")) {
+    if ((err = read_int1(g, "spacedim", shown, file, &dim))) goto done;
+    if (dim != 3) { err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s = %lld, only 3 is supported", file, shown, dim); goto done; }
+  }
+  /* mu fixes the number of contacts */
+  snprintf(shown, sizeof shown, "%s/vectors/mu", gname);
+  long long len = -1;
+  if ((err = read_vector(g, "vectors/mu", shown, file, &len, NULL, &fp->mu))) goto done;
+  fp->nc = (int)len;
+  for (int k = 0; k < fp->nc; ++k)
+    if (fp->mu[k] < 0) { err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s: negative friction coefficient at %d", file, shown, k); goto done; }
+  fp->m = 3 * fp->nc;
+  char why[96];
+  snprintf(why, sizeof why, "(3 x %d contacts from vectors/mu)", fp->nc);
+  if (global) {
+    if ((err = read_matrix(g, "M", "/fclib_global/M", file, -1, -1, &fp->M))) goto done;
+    if (fp->M.m != fp->M.n) { err = sg_error_set(SG_ERR_FORMAT, "%s: matrix /fclib_global/M is %d x %d, not square", file, fp->M.m, fp->M.n); goto done; }
+    fp->n = fp->M.n;
+    if ((err = read_matrix(g, "H", "/fclib_global/H", file, fp->n, fp->m, &fp->H))) goto done;
+    char whyf[64];
+    snprintf(whyf, sizeof whyf, "(n = %d from M)", fp->n);
+    len = fp->n;
+    if ((err = read_vector(g, "vectors/f", "/fclib_global/vectors/f", file, &len, whyf, &fp->f))) goto done;
+    len = fp->m;
+    if ((err = read_vector(g, "vectors/w", "/fclib_global/vectors/w", file, &len, why, &fp->w))) goto done;
+  } else {
+    if ((err = read_matrix(g, "W", "/fclib_local/W", file, fp->m, fp->m, &fp->W))) goto done;
+    len = fp->m;
+    if ((err = read_vector(g, "vectors/q", "/fclib_local/vectors/q", file, &len, why, &fp->q))) goto done;
+  }
+done:
+  sg_h5_close(&g);
+  return err;
+}
+
+sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp) {
+  memset(fp, 0, sizeof *fp);
+  FILE *probe = fopen(path, "rb");
+  if (!probe) return sg_error_set(SG_ERR_IO, "cannot open %s: no such readable file", path);
+  fclose(probe);
+  sg_h5_quiet();
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);
+  sg_err err = read_open(f, path, fp);
+  sg_h5_close(&f);
+  if (err) sg_fclib_free(fp);
+  return err;
+}
+
+/* --- linear algebra --------------------------------------------------------------------------- */
+
+void sg_fclib_matvec(const sg_fclib_matrix *A, int transpose, const double *x, double *y) {
+  int ny = transpose ? A->n : A->m;
+  for (int k = 0; k < ny; ++k) y[k] = 0;
+  for (int k = 0; k < A->nnz; ++k) {
+    if (transpose) y[A->col[k]] += A->x[k] * x[A->row[k]];
+    else y[A->row[k]] += A->x[k] * x[A->col[k]];
+  }
+}
+
+static double norm2(int n, const double *x) {
+  double s = 0;
+  for (int k = 0; k < n; ++k) s += x[k] * x[k];
+  return sqrt(s);
+}
+
+static double fmax3(double a, double b, double c) {
+  double m = a > b ? a : b;
+  return m > c ? m : c;
+}
+
+sg_err sg_fclib_residuals(const sg_fclib_problem *fp, const double *v, const double *r, double *nat,
+                          double *dyn, double *u_out) {
+  int m = fp->m, n = fp->n;
+  double *u = sg_calloc((size_t)(m ? m : 1), sizeof *u, "FCLIB u");
+  double *t = sg_calloc((size_t)(n ? n : 1), sizeof *t, "FCLIB M v");
+  double *h = sg_calloc((size_t)(n ? n : 1), sizeof *h, "FCLIB H r");
+  if (!u || !t || !h) { free(u); free(t); free(h); return SG_ERR_MEM; }
+  double scale_extra = 0;
+  if (fp->local) {
+    sg_fclib_matvec(&fp->W, 0, r, u);
+    for (int k = 0; k < m; ++k) u[k] += fp->q[k];
+    scale_extra = norm2(m, fp->q);
+  } else {
+    sg_fclib_matvec(&fp->H, 1, v, u);
+    for (int k = 0; k < m; ++k) u[k] += fp->w[k];
+  }
+  double s = 0;
+  for (int c = 0; c < fp->nc; ++c) {
+    const double *uc = u + 3 * c, *rc = r + 3 * c;
+    double x[3], pr[3], ut = sqrt(uc[1] * uc[1] + uc[2] * uc[2]);
+    x[0] = rc[0] - (uc[0] + fp->mu[c] * ut);
+    x[1] = rc[1] - uc[1];
+    x[2] = rc[2] - uc[2];
+    sg_cone_project_euclid(fp->mu[c], x, pr);
+    for (int k = 0; k < 3; ++k) s += (rc[k] - pr[k]) * (rc[k] - pr[k]);
+  }
+  double den = fmax3(norm2(m, u), norm2(m, r), scale_extra);
+  *nat = den > 0 ? sqrt(s) / den : sqrt(s);
+  *dyn = 0;
+  if (!fp->local) {
+    sg_fclib_matvec(&fp->M, 0, v, t);
+    sg_fclib_matvec(&fp->H, 0, r, h);
+    double nMv = norm2(n, t), nHr = norm2(n, h), sd = 0;
+    for (int k = 0; k < n; ++k) {
+      double d = t[k] - h[k] - fp->f[k];
+      sd += d * d;
+    }
+    double dd = fmax3(norm2(n, fp->f), nMv, nHr);
+    *dyn = dd > 0 ? sqrt(sd) / dd : sqrt(sd);
+  }
+  if (u_out) memcpy(u_out, u, (size_t)m * sizeof *u);
+  free(u); free(t); free(h);
+  return SG_OK;
+}
+
+/* --- conversion ------------------------------------------------------------------------------ */
+
+static int uf_find(int *parent, int a) {
+  while (parent[a] != a) {
+    parent[a] = parent[parent[a]];
+    a = parent[a];
+  }
+  return a;
+}
+
+static void uf_union(int *parent, int a, int b) {
+  a = uf_find(parent, a);
+  b = uf_find(parent, b);
+  if (a == b) return;
+  if (a < b) parent[b] = a;
+  else parent[a] = b;
+}
+
+void sg_fclib_map_free(sg_fclib_map *map) {
+  free(map->perm);
+  memset(map, 0, sizeof *map);
+}
+
+void sg_fclib_map_to_fclib(const sg_fclib_map *map, const double *v_problem, double *v_fclib) {
+  for (int k = 0; k < map->n; ++k) v_fclib[map->perm[k]] = v_problem[k];
+}
+
+void sg_fclib_map_to_problem(const sg_fclib_map *map, const double *v_fclib, double *v_problem) {
+  for (int k = 0; k < map->n; ++k) v_problem[k] = v_fclib[map->perm[k]];
+}
+
+sg_err sg_fclib_to_problem(const sg_fclib_problem *fp, sg_problem *p, sg_fclib_map *map) {
+  memset(map, 0, sizeof *map);
+  if (fp->local)
+    return sg_error_set(SG_ERR_ARG, "FCLIB local problem (u = W r + q, %d contacts): no subsystem form; "
+                        "its residuals can be measured, solving it needs a solver for the local form", fp->nc);
+  int n = fp->n, nc = fp->nc;
+  const sg_fclib_matrix *M = &fp->M, *H = &fp->H;
+  sg_err err = SG_OK;
+  int *parent = NULL, *sub = NULL, *loc = NULL, *perm = NULL, *sub_n = NULL,
+      *sub_off = NULL, *hstart = NULL, *hent = NULL, *subs = NULL, *slot = NULL;
+  double *A = NULL, *b = NULL, *Jbuf = NULL;
+  const double **Js = NULL;
+  size_t *aoff = NULL;
+  parent = sg_calloc((size_t)n + 1, sizeof *parent, "FCLIB components");
+  sub = sg_calloc((size_t)n + 1, sizeof *sub, "FCLIB subsystem of each unknown");
+  loc = sg_calloc((size_t)n + 1, sizeof *loc, "FCLIB local index");
+  perm = sg_calloc((size_t)n + 1, sizeof *perm, "FCLIB permutation");
+  hstart = sg_calloc((size_t)nc + 1, sizeof *hstart, "FCLIB H by contact");
+  hent = sg_calloc((size_t)H->nnz + 1, sizeof *hent, "FCLIB H by contact");
+  slot = sg_calloc((size_t)n + 1, sizeof *slot, "FCLIB pair slots");
+  if (!parent || !sub || !loc || !perm || !hstart || !hent || !slot) { err = SG_ERR_MEM; goto done; }
+  /* 1. components of M's sparsity graph (explicit zeros count as structure; they are what the file says) */
+  for (int k = 0; k < n; ++k) parent[k] = k;
+  for (int k = 0; k < M->nnz; ++k)
+    if (M->row[k] != M->col[k]) uf_union(parent, M->row[k], M->col[k]);
+  /* 2. rigid bodies: FCLIB stores no body structure, and a rigid body's diagonal mass matrix
+   * falls apart into six components. When no component crosses a boundary of the aligned blocks
+   * of six unknowns (3 translations, 3 rotations per body in 3D), each such block is one body. */
+  if (n % 6 == 0) {
+    int aligned = 1;
+    for (int k = 0; k < n && aligned; ++k) aligned = uf_find(parent, k) / 6 == k / 6;
+    if (aligned)
+      for (int k = 0; k < n; ++k) if (k % 6) uf_union(parent, k - 1, k);
+  }
+  /* 3. subsystems in the order of their first unknown, unknowns ascending inside */
+  int n_sub = 0;
+  /* the root of a component is its smallest unknown (uf_union keeps the smaller one) */
+  for (int k = 0; k < n; ++k) {
+    int r = uf_find(parent, k);
+    sub[k] = r == k ? n_sub++ : sub[r];
+  }
+  sub_n = sg_calloc((size_t)n_sub + 1, sizeof *sub_n, "FCLIB subsystem sizes");
+  sub_off = sg_calloc((size_t)n_sub + 1, sizeof *sub_off, "FCLIB subsystem offsets");
+  aoff = sg_calloc((size_t)n_sub + 1, sizeof *aoff, "FCLIB block offsets");
+  if (!sub_n || !sub_off || !aoff) { err = SG_ERR_MEM; goto done; }
+  for (int k = 0; k < n; ++k) loc[k] = sub_n[sub[k]]++;
+  for (int j = 0; j < n_sub; ++j) {
+    sub_off[j + 1] = sub_off[j] + sub_n[j];
+    aoff[j + 1] = aoff[j] + (size_t)sub_n[j] * (size_t)sub_n[j];
+  }
+  for (int k = 0; k < n; ++k) perm[sub_off[sub[k]] + loc[k]] = k;
+  A = sg_calloc(aoff[n_sub] + 1, sizeof *A, "FCLIB mass blocks");
+  b = sg_calloc((size_t)n + 1, sizeof *b, "FCLIB right-hand side");
+  if (!A || !b) { err = SG_ERR_MEM; goto done; }
+  for (int k = 0; k < M->nnz; ++k) {
+    int r = M->row[k], c = M->col[k], j = sub[r], d = sub_n[j];
+    A[aoff[j] + (size_t)loc[r] * d + loc[c]] += M->x[k];
+  }
+  for (int k = 0; k < n; ++k) b[sub_off[sub[k]] + loc[k]] = fp->f[k];
+  map->n = n;
+  map->perm = perm;
+  perm = NULL;
+  for (int j = 0; j < n_sub; ++j)
+    if ((err = sg_problem_add_subsystem(p, sub_n[j], A + aoff[j], b + sub_off[j], j, NULL))) goto done;
+  /* 4. one contact constraint per FCLIB contact */
+  for (int k = 0; k < H->nnz; ++k) hstart[H->col[k] / 3 + 1]++;
+  for (int c = 0; c < nc; ++c) hstart[c + 1] += hstart[c];
+  {
+    int *fill = sg_calloc((size_t)nc + 1, sizeof *fill, "FCLIB H by contact");
+    if (!fill) { err = SG_ERR_MEM; goto done; }
+    for (int c = 0; c < nc; ++c) fill[c] = hstart[c];
+    for (int k = 0; k < H->nnz; ++k) hent[fill[H->col[k] / 3]++] = k;
+    free(fill);
+  }
+  subs = sg_calloc((size_t)n_sub + 1, sizeof *subs, "FCLIB pairs");
+  Js = sg_calloc((size_t)n_sub + 1, sizeof *Js, "FCLIB pairs");
+  if (!subs || !Js) { err = SG_ERR_MEM; goto done; }
+  for (int j = 0; j < n; ++j) slot[j] = -1; /* slot per subsystem (n_sub <= n) */
+  for (int c = 0; c < nc; ++c) {
+    int np = 0;
+    size_t jlen = 0;
+    for (int q = hstart[c]; q < hstart[c + 1]; ++q) {
+      int j = sub[H->row[hent[q]]];
+      if (slot[j] < 0) { slot[j] = np; subs[np++] = j; jlen += 3 * (size_t)sub_n[j]; }
+    }
+    /* canonical pair order (ascending subsystem), whatever the order of H's entries */
+    for (int a = 1; a < np; ++a)
+      for (int q = a; q > 0 && subs[q - 1] > subs[q]; --q) {
+        int t = subs[q]; subs[q] = subs[q - 1]; subs[q - 1] = t;
+      }
+    for (int k = 0; k < np; ++k) slot[subs[k]] = k;
+    if (np == 0) {
+      err = sg_error_set(SG_ERR_FORMAT, "FCLIB contact %d: its three columns of H are empty (touches no unknown)", c);
+      goto done;
+    }
+    free(Jbuf);
+    Jbuf = sg_calloc(jlen, sizeof *Jbuf, "FCLIB contact Jacobian");
+    if (!Jbuf) { err = SG_ERR_MEM; goto done; }
+    size_t off = 0;
+    size_t joff[np];
+    for (int k = 0; k < np; ++k) { joff[k] = off; Js[k] = Jbuf + off; off += 3 * (size_t)sub_n[subs[k]]; }
+    for (int q = hstart[c]; q < hstart[c + 1]; ++q) {
+      int e = hent[q], dof = H->row[e], j = sub[dof], rr = H->col[e] - 3 * c;
+      Jbuf[joff[slot[j]] + (size_t)rr * sub_n[j] + loc[dof]] += H->x[e];
+    }
+    for (int k = 0; k < np; ++k) slot[subs[k]] = -1;
+    err = sg_problem_add_constraint(p, SG_CON_CONTACT, fp->w + 3 * c, fp->mu[c], 0, 0, np, subs, Js, NULL);
+    if (err) goto done;
+  }
+done:
+  if (err) sg_fclib_map_free(map);
+  free(parent); free(sub); free(loc); free(perm); free(sub_n); free(sub_off);
+  free(hstart); free(hent); free(subs); free(slot); free(A); free(b); free(Jbuf); free(Js); free(aoff);
+  return err;
+}
+
+/* --- solution writer --------------------------------------------------------------------------- */
+
+static sg_err copy_file(const char *in, const char *out) {
+  FILE *a = fopen(in, "rb");
+  if (!a) return sg_error_set(SG_ERR_IO, "cannot read %s", in);
+  FILE *b = fopen(out, "wb");
+  if (!b) { fclose(a); return sg_error_set(SG_ERR_IO, "cannot write %s", out); }
+  char buf[1 << 16];
+  size_t got;
+  sg_err err = SG_OK;
+  while ((got = fread(buf, 1, sizeof buf, a)) > 0)
+    if (fwrite(buf, 1, got, b) != got) { err = sg_error_set(SG_ERR_IO, "cannot write %s (disk full?)", out); break; }
+  if (!err && ferror(a)) err = sg_error_set(SG_ERR_IO, "cannot read %s", in);
+  fclose(a);
+  if (fclose(b) && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s", out);
+  return err;
+}
+
+static sg_err write_vec(hid_t g, const char *name, const char *file, int len, const double *x) {
+  hsize_t dims[1] = {(hsize_t)len};
+  hid_t d;
+  SG_CHECK(sg_h5_dataset_create(g, name, H5T_IEEE_F64LE, 1, dims, NULL, NULL, file, &d));
+  sg_err err = SG_OK;
+  if (len > 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset /solution/%s", file, name);
+  sg_h5_close(&d);
+  return err;
+}
+
+sg_err sg_fclib_write_solution(const char *in_path, const char *out_path, const sg_fclib_problem *fp,
+                               const double *v, const double *u, const double *r) {
+  if (!strcmp(in_path, out_path)) return sg_error_set(SG_ERR_ARG, "%s: the solution goes into a copy, not the input", out_path);
+  SG_CHECK(copy_file(in_path, out_path));
+  sg_h5_quiet();
+  hid_t f = H5Fopen(out_path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (f < 0) return sg_error_set(SG_ERR_IO, "cannot open %s for writing", out_path);
+  sg_err err = SG_OK;
+  hid_t g = H5I_INVALID_HID;
+  if (sg_h5_exists(f, "solution") && H5Ldelete(f, "solution", H5P_DEFAULT) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot replace group /solution", out_path);
+  if (!err && (g = H5Gcreate2(f, "solution", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot create group /solution", out_path);
+  if (!err && v && !fp->local) err = write_vec(g, "v", out_path, fp->n, v);
+  if (!err) err = write_vec(g, "u", out_path, fp->m, u);
+  if (!err) err = write_vec(g, "r", out_path, fp->m, r);
+  sg_h5_close(&g);
+  if (H5Fclose(f) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot close %s", out_path);
+  return err;
+}
