@@ -201,6 +201,35 @@ static void read_title(hid_t g, char *buf, size_t len) {
   sg_h5_close(&d);
 }
 
+/* A mass matrix is symmetric; some FCLIB files (CubeH8, from LMGC90) store only one triangle.
+ * When every off-diagonal entry lies in the same triangle, add the mirror image of each. */
+static sg_err mirror_triangle(sg_fclib_matrix *A, const char *file) {
+  int upper = 0, lower = 0;
+  for (int k = 0; k < A->nnz; ++k) {
+    upper += A->col[k] > A->row[k];
+    lower += A->col[k] < A->row[k];
+  }
+  if (!(upper > 0) == !(lower > 0)) return SG_OK; /* both (full storage) or neither (diagonal) */
+  int n_off = upper + lower, total = A->nnz + n_off;
+  int *row = realloc(A->row, (size_t)total * sizeof *row), *col = NULL;
+  if (row) A->row = row;
+  col = row ? realloc(A->col, (size_t)total * sizeof *col) : NULL;
+  if (col) A->col = col;
+  double *x = col ? realloc(A->x, (size_t)total * sizeof *x) : NULL;
+  if (!x) return sg_error_set(SG_ERR_MEM, "%s: out of memory mirroring /fclib_global/M", file);
+  A->x = x;
+  int at = A->nnz;
+  for (int k = 0; k < A->nnz; ++k)
+    if (A->row[k] != A->col[k]) {
+      A->row[at] = A->col[k];
+      A->col[at] = A->row[k];
+      A->x[at] = A->x[k];
+      ++at;
+    }
+  A->nnz = total;
+  return SG_OK;
+}
+
 static sg_err read_open(hid_t f, const char *file, sg_fclib_problem *fp) {
   int global = sg_h5_exists(f, "fclib_global"), local = sg_h5_exists(f, "fclib_local");
   if (!global && !local) return sg_error_set(SG_ERR_FORMAT, "%s: neither /fclib_global nor /fclib_local (not an FCLIB problem)", file);
@@ -231,6 +260,7 @@ static sg_err read_open(hid_t f, const char *file, sg_fclib_problem *fp) {
     if ((err = read_matrix(g, "M", "/fclib_global/M", file, -1, -1, &fp->M))) goto done;
     if (fp->M.m != fp->M.n) { err = sg_error_set(SG_ERR_FORMAT, "%s: matrix /fclib_global/M is %d x %d, not square", file, fp->M.m, fp->M.n); goto done; }
     fp->n = fp->M.n;
+    if ((err = mirror_triangle(&fp->M, file))) goto done;
     if ((err = read_matrix(g, "H", "/fclib_global/H", file, fp->n, fp->m, &fp->H))) goto done;
     char whyf[64];
     snprintf(whyf, sizeof whyf, "(n = %d from M)", fp->n);

@@ -10,7 +10,7 @@
 #include "signorini/solver.h"
 
 /* Solve; returns the solver's error code. */
-static int solve(const char *dir, const char *name, double tol, int max_it, double *nat, double *dyn, int *its,
+static int solve(const char *solver, const char *dir, const char *name, double tol, int max_it, double *nat, double *dyn, int *its,
                  double *secs) {
   sg_fclib_problem fp;
   int e = sg_fclib_read(fclib_path(dir, name), &fp);
@@ -21,7 +21,7 @@ static int solve(const char *dir, const char *name, double tol, int max_it, doub
   CHECK_OK(e = sg_fclib_to_problem(&fp, &p, &map));
   if (e) { sg_fclib_free(&fp); return e; }
   sg_solver *s = NULL;
-  CHECK_OK(sg_solver_create(MPI_COMM_SELF, "subadmm", &s));
+  CHECK_OK(sg_solver_create(MPI_COMM_SELF, solver, &s));
   CHECK_OK(sg_solver_set_from_options(s));
   s->tol = tol;
   s->max_it = max_it;
@@ -34,7 +34,7 @@ static int solve(const char *dir, const char *name, double tol, int max_it, doub
   if (!e) {
     sg_fclib_map_to_fclib(&map, v, vf);
     CHECK_OK(sg_fclib_residuals(&fp, vf, r, nat, dyn, NULL));
-    printf("%s: tol %g: %d iterations (%s), %.4f s, nat %.3e, dyn %.3e, nat + dyn %.3e\n", name, tol, info.iterations,
+    printf("%s, %s: tol %g: %d iterations (%s), %.4f s, nat %.3e, dyn %.3e, nat + dyn %.3e\n", solver, name, tol, info.iterations,
            info.converged ? "converged" : "not converged", *secs, *nat, *dyn, *nat + *dyn);
   }
   free(v); free(vf); free(r);
@@ -51,13 +51,18 @@ int main(int argc, char **argv) {
   const char *dir = argv[1];
   double nat, dyn, t;
   int its;
-  CHECK_OK(solve(dir, "Box_Stacks-i0122-82-5.hdf5", 1e-8, 100000, &nat, &dyn, &its, &t));
+  CHECK_OK(solve("subadmm", dir, "Box_Stacks-i0122-82-5.hdf5", 1e-8, 100000, &nat, &dyn, &its, &t));
   CHECK(nat + dyn <= 1e-4);
-  CHECK_OK(solve(dir, "spheres-in-a-box-98-i10000-256-10.hdf5", 1e-10, 200000, &nat, &dyn, &its, &t));
+  CHECK_OK(solve("subadmm", dir, "spheres-in-a-box-98-i10000-256-10.hdf5", 1e-10, 200000, &nat, &dyn, &its, &t));
   CHECK(nat + dyn <= 1e-4);
-  int e = solve(dir, "CubeH8.hdf5", 1e-8, 1000, &nat, &dyn, &its, &t);
+  int e = solve("subadmm", dir, "CubeH8.hdf5", 1e-8, 1000, &nat, &dyn, &its, &t);
   printf("CubeH8: %s\n", e ? sg_error_message() : "solved");
   CHECK(e == SG_ERR_ARG && strstr(sg_error_message(), "at most 64"));
   sg_error_clear();
+  /* CubeH8 stores only the upper triangle of its symmetric M (the reader mirrors it): with one
+   * contact, PGS solves the problem exactly, so nat + dyn is round-off. A reader that kept the
+   * triangle would leave dyn near 0.23. */
+  CHECK_OK(solve("pgs", dir, "CubeH8.hdf5", 1e-12, 1000, &nat, &dyn, &its, &t));
+  CHECK(nat + dyn <= 1e-10);
   return fclib_test_finish(sg_test_exit());
 }
