@@ -17,6 +17,13 @@ static inline int sim_finish(void) {
   return rc;
 }
 
+/* The solver the physics tests run with: SG_TEST_SOLVER (CTest registers each physics test once per
+ * solver), subadmm when unset. */
+static inline const char *sim_solver_name(void) {
+  const char *env = getenv("SG_TEST_SOLVER");
+  return env && env[0] ? env : "subadmm";
+}
+
 static inline sg_solver *sim_solver(const char *name, double tol, int max_it) {
   sg_solver *s = NULL;
   if (sg_solver_create(PETSC_COMM_WORLD, name, &s)) {

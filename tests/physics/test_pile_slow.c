@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     if (s.shape[i] == SG_SHAPE_SPHERE) r = s.size[3 * i];
     if (s.shape[i] == SG_SHAPE_BOX && s.pos[3 * i] > half) half = s.pos[3 * i] - s.size[3 * i]; /* inner face of +x wall */
   }
-  sg_solver *solver = sim_solver("subadmm", 1e-6, 100);
+  sg_solver *solver = sim_solver(sim_solver_name(), 1e-6, 100);
   sg_step_params prm = sim_params(1.0 / 240.0, 0.2 * r);
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));

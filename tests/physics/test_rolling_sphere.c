@@ -13,7 +13,7 @@ int main(int argc, char **argv) {
   CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_PLANE, zero, 0, 1, 0, zero, NULL, NULL, NULL));
   CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_SPHERE, size, 0, 0, 1000.0, pos, NULL, vel, NULL));
   CHECK_OK(sg_scene_update_mass(&s));
-  sg_solver *solver = sim_solver("subadmm", 1e-10, 1000);
+  sg_solver *solver = sim_solver(sim_solver_name(), 1e-10, 1000);
   sg_step_params prm = sim_params(1.0 / 240.0, 0.02);
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));

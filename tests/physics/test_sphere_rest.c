@@ -13,7 +13,7 @@ int main(int argc, char **argv) {
   CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_SPHERE, size, 0, 0, 1000.0, pos, NULL, NULL, NULL));
   CHECK_OK(sg_scene_update_mass(&s));
   double dt = 1.0 / 240.0, m = s.mass[1], g = 9.81;
-  sg_solver *solver = sim_solver("subadmm", 1e-12, 1000);
+  sg_solver *solver = sim_solver(sim_solver_name(), 1e-12, 1000);
   sg_step_params prm = sim_params(dt, 0.02);
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));

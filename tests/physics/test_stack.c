@@ -33,7 +33,7 @@ static void run_stack(int n, double ratio, double *drift, stack_stats *ss) {
   CHECK_OK(sg_scene_update_mass(&s));
   double *p0 = malloc(sizeof(double) * 3 * s.n);
   memcpy(p0, s.pos, sizeof(double) * 3 * s.n);
-  sg_solver *solver = sim_solver("subadmm", 1e-9, 2000);
+  sg_solver *solver = sim_solver(sim_solver_name(), 1e-9, 2000);
   sg_step_params prm = sim_params(1.0 / 240.0, 0.02);
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));

@@ -1,4 +1,4 @@
-/* SubADMM on the hard (3)/(36) and soft (4)/(37) constraint kinds, with analytic solutions
+/* Every solver (subadmm, pgs) on the hard (3)/(36), soft (4)/(37) and contact (5) kinds, with analytic solutions
  * (1-DOF subsystems, A = m, so vhat = (b + J^T lambda)/m):
  *  - soft spring-damper on one body: lambda = -k e - c J v and m v = b + lambda give
  *    v = (b - k e)/(m + c), lambda = -k e - c v (to 1e-9 relative, tolerance 1e-12);
@@ -6,11 +6,14 @@
  *    v1 - v2 = (b1/m1 - b2/m2 - k e (1/m1 + 1/m2)) / (1 + c (1/m1 + 1/m2));
  *  - hard inequality v + e >= 0 active (b = -5, e = 1: v = -1, lambda = m (-1) - b) and inactive
  *    (b = +5: lambda = 0, v = b/m), and a hard row between two bodies.
+ *  - a 3-DOF point contact (A = m I, J = I) sticking and sliding, with closed-form impulses, and the
+ *    same point with unequal tangential masses (W_tt no multiple of I), where the paper-002 residual
+ *    must vanish (a Euclidean projection of a block step would leave it non-zero).
  * Also the paper-002 contact residual is ~0 at the solutions and clearly non-zero off them. */
 #include "sim_util.h"
 
-static void solve(sg_problem *p, double *v, double *lam, int nv, int nr) {
-  sg_solver *s = sim_solver("subadmm", 1e-13, 100000);
+static void solve(const char *solver, sg_problem *p, double *v, double *lam, int nv, int nr) {
+  sg_solver *s = sim_solver(solver, 1e-13, 100000);
   memset(v, 0, sizeof(double) * nv);
   memset(lam, 0, sizeof(double) * nr);
   sg_solve_info info;
@@ -19,8 +22,7 @@ static void solve(sg_problem *p, double *v, double *lam, int nv, int nr) {
   sg_solver_destroy(&s);
 }
 
-int main(int argc, char **argv) {
-  sim_init(&argc, &argv);
+static void run_cases(const char *solver) {
   const double one = 1.0, minus = -1.0;
   { /* soft, one body */
     sg_problem p = {0};
@@ -29,9 +31,9 @@ int main(int argc, char **argv) {
     int sub = 0;
     const double *J[1] = {&one};
     CHECK_OK(sg_problem_add_constraint(&p, SG_CON_SOFT, &e, 0, k, c, 1, &sub, J, NULL));
-    solve(&p, &v, &lam, 1, 1);
+    solve(solver, &p, &v, &lam, 1, 1);
     double v_exact = (b - k * e) / (m + c), l_exact = -k * e - c * v_exact, res;
-    printf("soft: v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", v, v_exact, lam, l_exact);
+    printf("%s soft: v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", solver, v, v_exact, lam, l_exact);
     CHECK_NEAR(v, v_exact, 1e-9 * fabs(v_exact));
     CHECK_NEAR(lam, l_exact, 1e-9 * fabs(l_exact));
     CHECK_OK(sg_contact_residual(&p, &lam, &res));
@@ -48,10 +50,10 @@ int main(int argc, char **argv) {
     int subs[2] = {0, 1};
     const double *J[2] = {&one, &minus};
     CHECK_OK(sg_problem_add_constraint(&p, SG_CON_SOFT, &e, 0, k, c, 2, subs, J, NULL));
-    solve(&p, v, &lam, 2, 1);
+    solve(solver, &p, v, &lam, 2, 1);
     double w = 1 / m[0] + 1 / m[1];
     double rel = (b[0] / m[0] - b[1] / m[1] - k * e * w) / (1 + c * w);
-    printf("soft pair: v1 - v2 %.12g (exact %.12g)\n", v[0] - v[1], rel);
+    printf("%s soft pair: v1 - v2 %.12g (exact %.12g)\n", solver, v[0] - v[1], rel);
     CHECK_NEAR(v[0] - v[1], rel, 1e-9 * fabs(rel));
     CHECK_NEAR(lam, -k * e - c * rel, 1e-9 * fabs(k * e + c * rel));
     sg_problem_destroy(&p);
@@ -63,9 +65,9 @@ int main(int argc, char **argv) {
     int sub = 0;
     const double *J[1] = {&one};
     CHECK_OK(sg_problem_add_constraint(&p, SG_CON_HARD, &e, 0, 0, 0, 1, &sub, J, NULL));
-    solve(&p, &v, &lam, 1, 1);
+    solve(solver, &p, &v, &lam, 1, 1);
     double v_exact = active ? -e : b / m, l_exact = active ? m * v_exact - b : 0.0;
-    printf("hard (%s): v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", active ? "active" : "inactive", v, v_exact,
+    printf("%s hard (%s): v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", solver, active ? "active" : "inactive", v, v_exact,
            lam, l_exact);
     CHECK_NEAR(v, v_exact, 1e-9);
     CHECK_NEAR(lam, l_exact, 1e-9);
@@ -78,12 +80,57 @@ int main(int argc, char **argv) {
     int subs[2] = {0, 1};
     const double *J[2] = {&one, &minus};
     CHECK_OK(sg_problem_add_constraint(&p, SG_CON_HARD, &e, 0, 0, 0, 2, subs, J, NULL));
-    solve(&p, v, &lam, 2, 1);
+    solve(solver, &p, v, &lam, 2, 1);
     /* symmetric: v1 = -v2 = -e/2, lambda = m v1 - b1 */
     CHECK_NEAR(v[0], -0.25, 1e-9);
     CHECK_NEAR(v[1], 0.25, 1e-9);
     CHECK_NEAR(lam, 1.75, 1e-9);
     sg_problem_destroy(&p);
   }
+  /* a point mass on a contact, A = m I, J = I: lambda_n = -m e_n - b_n; stick lambda_t = -b_t when
+   * |b_t| <= mu lambda_n, else lambda_t = -mu lambda_n b_t / |b_t| */
+  for (int sliding = 0; sliding < 2; ++sliding) {
+    sg_problem p = {0};
+    double m = 2.0, mu = 0.5, A[9] = {m, 0, 0, 0, m, 0, 0, 0, m}, I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double b[3] = {-3.0, sliding ? 1.5 : 0.3, sliding ? -2.0 : 0.4}, e[3] = {0.2, 0, 0}, v[3], lam[3], res;
+    CHECK_OK(sg_problem_add_subsystem(&p, 3, A, b, 0, NULL));
+    int sub = 0;
+    const double *J[1] = {I3};
+    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_CONTACT, e, mu, 0, 0, 1, &sub, J, NULL));
+    solve(solver, &p, v, lam, 3, 3);
+    double ln = -m * e[0] - b[0], bt = hypot(b[1], b[2]), s = bt <= mu * ln ? 1.0 : mu * ln / bt;
+    printf("%s contact (%s): lambda (%.12g, %.12g, %.12g), exact (%.12g, %.12g, %.12g)\n", solver, sliding ? "sliding" : "sticking",
+           lam[0], lam[1], lam[2], ln, -s * b[1], -s * b[2]);
+    CHECK_NEAR(lam[0], ln, 1e-9);
+    CHECK_NEAR(lam[1], -s * b[1], 1e-9);
+    CHECK_NEAR(lam[2], -s * b[2], 1e-9);
+    CHECK_OK(sg_contact_residual(&p, lam, &res));
+    CHECK(res < 1e-12);
+    sg_problem_destroy(&p);
+  }
+  { /* unequal tangential masses and a coupled A: W_tt is no multiple of I; the residual must vanish */
+    sg_problem p = {0};
+    double A[9] = {2, 0.3, 0, 0.3, 1, 0.2, 0, 0.2, 8}, I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double b[3] = {-3.0, 4.0, -5.0}, e[3] = {0.1, 0, 0}, v[3], lam[3], res;
+    CHECK_OK(sg_problem_add_subsystem(&p, 3, A, b, 0, NULL));
+    int sub = 0;
+    const double *J[1] = {I3};
+    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_CONTACT, e, 0.3, 0, 0, 1, &sub, J, NULL));
+    solve(solver, &p, v, lam, 3, 3);
+    CHECK_OK(sg_contact_residual(&p, lam, &res));
+    double lt = hypot(lam[1], lam[2]);
+    printf("%s anisotropic sliding contact: lambda (%.9g, %.9g, %.9g), |lambda_t| / (mu lambda_n) %.12f, residual %.2e\n",
+           solver, lam[0], lam[1], lam[2], lt / (0.3 * lam[0]), res);
+    CHECK(lam[0] > 0);
+    CHECK_NEAR(lt, 0.3 * lam[0], 1e-9); /* it slides */
+    CHECK(res < 1e-12);
+    sg_problem_destroy(&p);
+  }
+}
+
+int main(int argc, char **argv) {
+  sim_init(&argc, &argv);
+  const char *solvers[] = {"subadmm", "pgs"};
+  for (int k = 0; k < 2; ++k) run_cases(solvers[k]);
   return sim_finish();
 }

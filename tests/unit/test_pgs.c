@@ -1,19 +1,11 @@
-/* The PGS baseline (-solver pgs):
- *  1. analytic cases (1-DOF subsystems, A = m): soft on one body and between two, hard active and
- *     inactive, a hard row between two bodies -- to 1e-9; a 3-DOF point contact (A = m I, J = I)
- *     sticking and sliding, whose impulses are closed-form; the same point with unequal tangential
- *     masses (W_tt not a multiple of I), where the paper-002 residual must vanish (a Euclidean
- *     projection of the block step would leave it non-zero);
- *  2. agreement with SubADMM on random problems: 2-6 rigid bodies (6 DOF, random SPD A), at most as
- *     many contacts as bodies (3 rows each, so at most half as many rows as unknowns) with random
- *     Jacobians, hence W = J A^{-1} J^T is positive definite and the frictionless solution is unique
- *     (a strictly convex QP); with friction mu in [0, 1] uniqueness is not guaranteed in general, so
- *     those cases are kept well conditioned (A_j = B B^T + 2 I, J entries in [-1, 1], cond(W)
- *     checked below 1e3) and both solvers must also reach the residual below 1e-8 -- lambda agrees
- *     within 1e-6 relative (to max |lambda|);
- *  3. the stepper with -solver pgs: a sphere resting on a plane (normal impulse m g dt within 1e-6
- *     relative) and a box on a 15 degree incline with mu = 0.25 (slides 0.5 g (sin - mu cos) t^2 in
- *     1 s within 2%). */
+/* The PGS baseline (-solver pgs) against SubADMM on random problems: 2-6 rigid bodies (6 DOF,
+ * random SPD A), at most as many contacts as bodies (3 rows each, so at most half as many rows as
+ * unknowns) with random Jacobians, hence W = J A^{-1} J^T is positive definite and the frictionless
+ * solution is unique (a strictly convex QP); with friction mu in [0, 1] uniqueness is not guaranteed
+ * in general, so those cases are kept well conditioned (A_j = B B^T + 2 I, J entries in [-1, 1],
+ * cond(W) checked below 1e3) and both solvers must also reach the residual below 1e-8 -- lambda
+ * agrees within 1e-6 relative (to max |lambda|). The analytic cases run for every solver in
+ * test_constraint_kinds.c, the physics tests for every solver through tests/CMakeLists.txt. */
 #include "sim_util.h"
 
 static void solve_with(const char *name, sg_problem *p, double *v, double *lam, int nv, int nr, double tol,
@@ -23,114 +15,6 @@ static void solve_with(const char *name, sg_problem *p, double *v, double *lam, 
   memset(lam, 0, sizeof(double) * nr);
   CHECK_OK(sg_solver_solve(s, p, v, lam, info));
   sg_solver_destroy(&s);
-}
-
-static void solve(sg_problem *p, double *v, double *lam, int nv, int nr) {
-  sg_solve_info info;
-  solve_with("pgs", p, v, lam, nv, nr, 1e-13, 100000, &info);
-  CHECK(info.converged);
-  CHECK(info.residual_dual == 0);
-}
-
-static void analytic(void) {
-  const double one = 1.0, minus = -1.0;
-  { /* soft, one body */
-    sg_problem p = {0};
-    double m = 2.0, b = 3.0, k = 50.0, c = 4.0, e = 0.1, v, lam, res;
-    CHECK_OK(sg_problem_add_subsystem(&p, 1, &m, &b, 0, NULL));
-    int sub = 0;
-    const double *J[1] = {&one};
-    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_SOFT, &e, 0, k, c, 1, &sub, J, NULL));
-    solve(&p, &v, &lam, 1, 1);
-    double v_exact = (b - k * e) / (m + c), l_exact = -k * e - c * v_exact;
-    printf("soft: v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", v, v_exact, lam, l_exact);
-    CHECK_NEAR(v, v_exact, 1e-9 * fabs(v_exact));
-    CHECK_NEAR(lam, l_exact, 1e-9 * fabs(l_exact));
-    CHECK_OK(sg_contact_residual(&p, &lam, &res));
-    CHECK(res < 1e-9);
-    sg_problem_destroy(&p);
-  }
-  { /* soft between two bodies */
-    sg_problem p = {0};
-    double m[2] = {1.0, 3.0}, b[2] = {2.0, -1.0}, k = 20.0, c = 2.0, e = -0.05, v[2], lam;
-    for (int j = 0; j < 2; ++j) CHECK_OK(sg_problem_add_subsystem(&p, 1, &m[j], &b[j], j, NULL));
-    int subs[2] = {0, 1};
-    const double *J[2] = {&one, &minus};
-    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_SOFT, &e, 0, k, c, 2, subs, J, NULL));
-    solve(&p, v, &lam, 2, 1);
-    double w = 1 / m[0] + 1 / m[1], rel = (b[0] / m[0] - b[1] / m[1] - k * e * w) / (1 + c * w);
-    printf("soft pair: v1 - v2 %.12g (exact %.12g)\n", v[0] - v[1], rel);
-    CHECK_NEAR(v[0] - v[1], rel, 1e-9 * fabs(rel));
-    CHECK_NEAR(lam, -k * e - c * rel, 1e-9 * fabs(k * e + c * rel));
-    sg_problem_destroy(&p);
-  }
-  for (int active = 0; active < 2; ++active) { /* hard, one body */
-    sg_problem p = {0};
-    double m = 2.0, b = active ? -5.0 : 5.0, e = 1.0, v, lam;
-    CHECK_OK(sg_problem_add_subsystem(&p, 1, &m, &b, 0, NULL));
-    int sub = 0;
-    const double *J[1] = {&one};
-    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_HARD, &e, 0, 0, 0, 1, &sub, J, NULL));
-    solve(&p, &v, &lam, 1, 1);
-    double v_exact = active ? -e : b / m, l_exact = active ? m * v_exact - b : 0.0;
-    printf("hard (%s): v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", active ? "active" : "inactive", v,
-           v_exact, lam, l_exact);
-    CHECK_NEAR(v, v_exact, 1e-9);
-    CHECK_NEAR(lam, l_exact, 1e-9);
-    sg_problem_destroy(&p);
-  }
-  { /* hard between two bodies approaching each other */
-    sg_problem p = {0};
-    double m[2] = {1.0, 1.0}, b[2] = {-2.0, 2.0}, e = 0.5, v[2], lam;
-    for (int j = 0; j < 2; ++j) CHECK_OK(sg_problem_add_subsystem(&p, 1, &m[j], &b[j], j, NULL));
-    int subs[2] = {0, 1};
-    const double *J[2] = {&one, &minus};
-    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_HARD, &e, 0, 0, 0, 2, subs, J, NULL));
-    solve(&p, v, &lam, 2, 1);
-    CHECK_NEAR(v[0], -0.25, 1e-9);
-    CHECK_NEAR(v[1], 0.25, 1e-9);
-    CHECK_NEAR(lam, 1.75, 1e-9);
-    sg_problem_destroy(&p);
-  }
-  /* a point mass on a contact, A = m I, J = I: lambda_n = -m e_n - b_n; stick lambda_t = -b_t when
-   * |b_t| <= mu lambda_n, else lambda_t = -mu lambda_n b_t / |b_t| */
-  for (int sliding = 0; sliding < 2; ++sliding) {
-    sg_problem p = {0};
-    double m = 2.0, mu = 0.5, A[9] = {m, 0, 0, 0, m, 0, 0, 0, m}, I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    double b[3] = {-3.0, sliding ? 1.5 : 0.3, sliding ? -2.0 : 0.4}, e[3] = {0.2, 0, 0}, v[3], lam[3], res;
-    CHECK_OK(sg_problem_add_subsystem(&p, 3, A, b, 0, NULL));
-    int sub = 0;
-    const double *J[1] = {I3};
-    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_CONTACT, e, mu, 0, 0, 1, &sub, J, NULL));
-    solve(&p, v, lam, 3, 3);
-    double ln = -m * e[0] - b[0], bt = hypot(b[1], b[2]), s = bt <= mu * ln ? 1.0 : mu * ln / bt;
-    printf("contact (%s): lambda (%.12g, %.12g, %.12g), exact (%.12g, %.12g, %.12g)\n", sliding ? "sliding" : "sticking",
-           lam[0], lam[1], lam[2], ln, -s * b[1], -s * b[2]);
-    CHECK_NEAR(lam[0], ln, 1e-9);
-    CHECK_NEAR(lam[1], -s * b[1], 1e-9);
-    CHECK_NEAR(lam[2], -s * b[2], 1e-9);
-    CHECK_OK(sg_contact_residual(&p, lam, &res));
-    CHECK(res < 1e-12);
-    sg_problem_destroy(&p);
-  }
-  { /* unequal tangential masses and a coupled A: W_tt is no multiple of I; the residual must vanish */
-    sg_problem p = {0};
-    double A[9] = {2, 0.3, 0, 0.3, 1, 0.2, 0, 0.2, 8}, I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    double b[3] = {-3.0, 4.0, -5.0}, e[3] = {0.1, 0, 0}, v[3], lam[3], res;
-    CHECK_OK(sg_problem_add_subsystem(&p, 3, A, b, 0, NULL));
-    int sub = 0;
-    const double *J[1] = {I3};
-    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_CONTACT, e, 0.3, 0, 0, 1, &sub, J, NULL));
-    solve(&p, v, lam, 3, 3);
-    CHECK_OK(sg_contact_residual(&p, lam, &res));
-    double lt = hypot(lam[1], lam[2]);
-    printf("anisotropic sliding contact: lambda (%.9g, %.9g, %.9g), |lambda_t| / (mu lambda_n) %.12f, residual %.2e\n",
-           lam[0], lam[1], lam[2], lt / (0.3 * lam[0]), res);
-    CHECK(lam[0] > 0);
-    CHECK_NEAR(lt, 0.3 * lam[0], 1e-9); /* it slides */
-    CHECK(res < 1e-12);
-    sg_problem_destroy(&p);
-  }
 }
 
 /* Largest / smallest eigenvalue of the SPD W = J A^{-1} J^T by power iterations (small n). */
@@ -237,70 +121,8 @@ static void random_agreement(void) {
   CHECK(with_active >= compared - 5); /* the comparisons are (nearly all) not of trivial zero impulses */
 }
 
-static void sphere_rest(void) {
-  sg_scene s;
-  CHECK_OK(sg_scene_create(&s, 2, 1));
-  s.friction[0] = 0.5;
-  const double zero[3] = {0, 0, 0}, size[3] = {0.1, 0, 0}, pos[3] = {0.3, -0.2, 0.1};
-  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_PLANE, zero, 0, 1, 0, zero, NULL, NULL, NULL));
-  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_SPHERE, size, 0, 0, 1000.0, pos, NULL, NULL, NULL));
-  CHECK_OK(sg_scene_update_mass(&s));
-  double dt = 1.0 / 240.0, m = s.mass[1], g = 9.81;
-  sg_solver *solver = sim_solver("pgs", 1e-12, 1000);
-  sg_step_params prm = sim_params(dt, 0.02);
-  sg_stepper *st;
-  CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
-  double worst_rel = 0;
-  for (int k = 0; k < 240; ++k) {
-    sg_step_stats stats;
-    CHECK_OK(sg_stepper_step(st, &stats));
-    const sg_contacts *c = sg_stepper_contacts(st);
-    CHECK(c->n == 1);
-    if (c->n != 1) break;
-    double ln = sg_stepper_lambda(st)[0];
-    worst_rel = fmax(worst_rel, fabs(ln - m * g * dt) / (m * g * dt));
-  }
-  printf("sphere at rest (pgs): impulse error %.3e (relative)\n", worst_rel);
-  CHECK(worst_rel <= 1e-6);
-  CHECK_NEAR(s.pos[3], 0.3, 1e-9);
-  sg_stepper_destroy(&st);
-  sg_solver_destroy(&solver);
-  sg_scene_destroy(&s);
-}
-
-static void incline(void) {
-  const double mu = 0.25, a = 15.0 * M_PI / 180.0, g = 9.81, half = 0.1;
-  sg_scene s;
-  CHECK_OK(sg_scene_create(&s, 2, 1));
-  s.friction[0] = mu;
-  double axis[3] = {0, 1, 0}, q[4];
-  quat_from_axis_angle(q, axis, a);
-  const double zero[3] = {0, 0, 0}, size[3] = {half, half, half};
-  double n[3] = {sin(a), 0, cos(a)}, down[3] = {cos(a), 0, -sin(a)}, p[3];
-  for (int k = 0; k < 3; ++k) p[k] = half * n[k];
-  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_PLANE, zero, 0, 1, 0, zero, q, NULL, NULL));
-  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_BOX, size, 0, 0, 1000.0, p, q, NULL, NULL));
-  CHECK_OK(sg_scene_update_mass(&s));
-  sg_solver *solver = sim_solver("pgs", 1e-10, 2000);
-  sg_step_params prm = sim_params(1.0 / 240.0, 0.02);
-  sg_stepper *st;
-  CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
-  CHECK(sim_run(st, &s, 240, NULL, NULL) == 0);
-  double d[3];
-  v3_sub(d, s.pos + 3, p);
-  double along = v3_dot(d, down), expect = 0.5 * g * (sin(a) - mu * cos(a));
-  printf("incline (pgs), mu = %.3f: slid %.5f m, analytic %.5f m\n", mu, along, expect);
-  CHECK(fabs(along - expect) <= 0.02 * expect);
-  sg_stepper_destroy(&st);
-  sg_solver_destroy(&solver);
-  sg_scene_destroy(&s);
-}
-
 int main(int argc, char **argv) {
   sim_init(&argc, &argv);
-  analytic();
   random_agreement();
-  sphere_rest();
-  incline();
   return sim_finish();
 }
