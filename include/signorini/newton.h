@@ -1,0 +1,66 @@
+/* The PETSc side shared by the Newton solvers (CANAL, SAP; NSN uses the KSP helpers only).
+ *
+ * Primal Newton matrices all have the form H = A + sum_i J_i^T G_i J_i (paper 002 (24), paper 000
+ * H = A + J^T G J) with G_i a symmetric rows x rows block per constraint. sg_newton_sys assembles H
+ * as a distributed MPIAIJ matrix whose rows belong to the rank that owns the subsystem
+ * (problem->sub_owner; everything on rank 0 when the problem has no owners), solves H x = r with a
+ * KSP configured from the options database under the solver's prefix, and hands x back to every
+ * rank in the problem's own ordering. The nonlinear part of each solver works on the (replicated)
+ * problem; only the linear algebra is distributed. */
+#ifndef SIGNORINI_NEWTON_H
+#define SIGNORINI_NEWTON_H
+#include <petscksp.h>
+#include "signorini/problem.h"
+
+/* G_i of constraint i is stored at G + SG_NEWTON_GSTRIDE * i, rows x rows row-major. */
+#define SG_NEWTON_GSTRIDE 9
+
+typedef struct {
+  MPI_Comm comm;
+  int rank, size;
+  char prefix[32];         /* options prefix, e.g. "canal_" */
+  /* global numbering of v: subsystems sorted by owner rank (stable), so each rank's rows are contiguous */
+  int n_v, n_sub;
+  int *gofs;               /* [n_sub] global row of subsystem j's first unknown */
+  int row_lo, row_hi;      /* rows owned by this rank */
+  int cap_gofs;
+  int *mark, *nnz_d, *nnz_o, *cols;
+  int cap_mark, cap_nnz, cap_nnz_o, cap_cols;
+  int maxd;                /* largest subsystem size */
+  double *blk;             /* dof x dof scratch */
+  int cap_blk;
+  Mat H;
+  Vec x, r, x_all;
+  VecScatter to_all;
+  KSP ksp;
+  int ksp_its_total;       /* linear iterations summed over solves since setup */
+} sg_newton_sys;
+
+/* Create (once per solver) the KSP under prefix with the defaults used when the options database
+ * does not set -<prefix>ksp_type / -<prefix>pc_type (and sub_pc_type for block Jacobi). */
+sg_err sg_ksp_create(MPI_Comm comm, const char *prefix, KSPType ksp_default, PCType pc_default,
+                     PCType sub_pc_default, KSP *ksp);
+
+sg_err sg_newton_init(sg_newton_sys *ns, MPI_Comm comm, const char *prefix, KSPType ksp_default,
+                      PCType pc_default, PCType sub_pc_default);
+/* Numbering and preallocated H for the sparsity of p (A blocks plus subsystems coupled by a constraint). */
+sg_err sg_newton_setup(sg_newton_sys *ns, const sg_problem *p);
+/* H = A + sum_i J_i^T G_i J_i (owned rows only; G stride SG_NEWTON_GSTRIDE; G may be NULL: H = A). */
+sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *G);
+/* Solve H x = rhs; rhs and x are full-length arrays in the problem's ordering (replicated on every
+ * rank). Returns the KSP iteration count; a KSP that breaks down is an SG_ERR_NUMERIC error (hitting
+ * the KSP iteration cap is not: the inexact step is still a descent direction for an SPD H). */
+sg_err sg_newton_solve(sg_newton_sys *ns, const sg_problem *p, const double *rhs, double *x, int *its);
+void sg_newton_destroy(sg_newton_sys *ns);
+
+/* Owner rank of subsystem j (0 when the problem carries no owners). */
+static inline int sg_newton_owner(const sg_problem *p, int j) { return p->has_owners ? p->sub_owner[j] : 0; }
+
+/* Solve f(x) = 0 on [lo, hi] where f(lo) and f(hi) have opposite signs (or one is zero), by
+ * Newton-Raphson safeguarded with bisection ("rtsafe"): Newton steps that leave the bracket or do
+ * not halve the bracket fast enough are replaced by bisection. fdf returns f(x) and sets *df. Stops
+ * when the step or the bracket is below xtol (relative to |x|) or after max_it steps. */
+typedef double (*sg_rtsafe_fn)(double x, double *df, void *ctx);
+sg_err sg_rtsafe(sg_rtsafe_fn fdf, void *ctx, double lo, double hi, double xtol, int max_it, double *root);
+
+#endif

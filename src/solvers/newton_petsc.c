@@ -1,0 +1,214 @@
+/* Distributed Newton matrix H = A + sum_i J_i^T G_i J_i on PETSc (see newton.h). Rows of subsystem j
+ * live on its owner; each rank adds exactly the blocks of its own rows (a constraint that couples
+ * subsystems of two ranks is added row-block by row-block on both), so assembly needs no
+ * off-process values and is the same whatever the number of ranks. */
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/newton.h"
+
+#define SG_PETSC(call)                                                           \
+  do {                                                                           \
+    if (call) return sg_error_set(SG_ERR_LIB, "PETSc call failed: %s", #call);  \
+  } while (0)
+
+sg_err sg_ksp_create(MPI_Comm comm, const char *prefix, KSPType ksp_default, PCType pc_default,
+                     PCType sub_pc_default, KSP *ksp) {
+  char name[64];
+  PetscBool set = PETSC_FALSE;
+  PC pc;
+  SG_PETSC(KSPCreate(comm, ksp));
+  SG_PETSC(KSPSetOptionsPrefix(*ksp, prefix));
+  SG_PETSC(KSPSetType(*ksp, ksp_default));
+  SG_PETSC(KSPGetPC(*ksp, &pc));
+  SG_PETSC(PCSetType(pc, pc_default));
+  /* the sub-PC of block Jacobi can only be set through the database before KSPSetUp */
+  snprintf(name, sizeof name, "-%ssub_pc_type", prefix);
+  SG_PETSC(PetscOptionsHasName(NULL, NULL, name, &set));
+  if (!set && sub_pc_default) SG_PETSC(PetscOptionsSetValue(NULL, name, sub_pc_default));
+  SG_PETSC(KSPSetFromOptions(*ksp));
+  return SG_OK;
+}
+
+sg_err sg_newton_init(sg_newton_sys *ns, MPI_Comm comm, const char *prefix, KSPType ksp_default,
+                      PCType pc_default, PCType sub_pc_default) {
+  memset(ns, 0, sizeof *ns);
+  ns->comm = comm;
+  MPI_Comm_rank(comm, &ns->rank);
+  MPI_Comm_size(comm, &ns->size);
+  snprintf(ns->prefix, sizeof ns->prefix, "%s", prefix);
+  return sg_ksp_create(comm, prefix, ksp_default, pc_default, sub_pc_default, &ns->ksp);
+}
+
+static void free_petsc_objects(sg_newton_sys *ns) {
+  if (ns->H) MatDestroy(&ns->H);
+  if (ns->x) VecDestroy(&ns->x);
+  if (ns->r) VecDestroy(&ns->r);
+  if (ns->x_all) VecDestroy(&ns->x_all);
+  if (ns->to_all) VecScatterDestroy(&ns->to_all);
+}
+
+/* Global offsets: ranks in order, subsystems of a rank in problem order. */
+static sg_err number_unknowns(sg_newton_sys *ns, const sg_problem *p) {
+  SG_CHECK(sg_grow((void **)&ns->gofs, &ns->cap_gofs, p->n_sub + 1, sizeof(int), "Newton numbering"));
+  int row = 0;
+  ns->row_lo = ns->row_hi = -1;
+  for (int r = 0; r < ns->size; ++r) {
+    if (r == ns->rank) ns->row_lo = row;
+    for (int j = 0; j < p->n_sub; ++j)
+      if (sg_newton_owner(p, j) == r) {
+        ns->gofs[j] = row;
+        row += p->sub_dof[j];
+      }
+    if (r == ns->rank) ns->row_hi = row;
+  }
+  ns->n_v = row;
+  ns->n_sub = p->n_sub;
+  return SG_OK;
+}
+
+/* For each owned subsystem j, count the unknowns of the subsystems coupled to it (itself and every
+ * subsystem sharing a constraint), split by whether their rows are on this rank. */
+static sg_err preallocation(sg_newton_sys *ns, const sg_problem *p) {
+  int nloc = ns->row_hi - ns->row_lo, nsub = p->n_sub;
+  SG_CHECK(sg_grow((void **)&ns->mark, &ns->cap_mark, nsub + 1, sizeof(int), "Newton marks"));
+  SG_CHECK(sg_grow((void **)&ns->nnz_d, &ns->cap_nnz, nloc + 1, sizeof(int), "Newton preallocation"));
+  SG_CHECK(sg_grow((void **)&ns->nnz_o, &ns->cap_nnz_o, nloc + 1, sizeof(int), "Newton preallocation"));
+  /* subsystem -> constraints incidence, built as CSR */
+  int npair = p->n_con ? p->con_pair[p->n_con] : 0;
+  int *start = calloc((size_t)nsub + 1, sizeof(int)), *list = malloc((size_t)(npair + 1) * sizeof(int));
+  if (!start || !list) { free(start); free(list); return sg_error_set(SG_ERR_MEM, "out of memory (Newton incidence)"); }
+  for (int q = 0; q < npair; ++q) start[p->pair_sub[q] + 1]++;
+  for (int j = 0; j < nsub; ++j) start[j + 1] += start[j];
+  int *fill = malloc((size_t)nsub * sizeof(int) + 1);
+  if (!fill) { free(start); free(list); return sg_error_set(SG_ERR_MEM, "out of memory (Newton incidence)"); }
+  memcpy(fill, start, (size_t)nsub * sizeof(int));
+  for (int i = 0; i < p->n_con; ++i)
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) list[fill[p->pair_sub[q]]++] = i;
+  free(fill);
+  for (int j = 0; j < nsub; ++j) ns->mark[j] = -1;
+  for (int j = 0; j < nsub; ++j) {
+    if (sg_newton_owner(p, j) != ns->rank) continue;
+    int d = p->sub_dof[j], o = 0;
+    ns->mark[j] = j;
+    for (int k = start[j]; k < start[j + 1]; ++k) {
+      int i = list[k];
+      for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+        int s = p->pair_sub[q];
+        if (ns->mark[s] == j) continue;
+        ns->mark[s] = j;
+        if (sg_newton_owner(p, s) == ns->rank) d += p->sub_dof[s];
+        else o += p->sub_dof[s];
+      }
+    }
+    int row0 = ns->gofs[j] - ns->row_lo;
+    for (int r = 0; r < p->sub_dof[j]; ++r) {
+      ns->nnz_d[row0 + r] = d;
+      ns->nnz_o[row0 + r] = o;
+    }
+  }
+  free(start);
+  free(list);
+  return SG_OK;
+}
+
+sg_err sg_newton_setup(sg_newton_sys *ns, const sg_problem *p) {
+  free_petsc_objects(ns);
+  SG_CHECK(number_unknowns(ns, p));
+  SG_CHECK(preallocation(ns, p));
+  int nloc = ns->row_hi - ns->row_lo;
+  SG_PETSC(MatCreateAIJ(ns->comm, nloc, nloc, ns->n_v, ns->n_v, 0, ns->nnz_d, 0, ns->nnz_o, &ns->H));
+  SG_PETSC(MatSetOption(ns->H, MAT_SYMMETRIC, PETSC_TRUE));
+  SG_PETSC(MatSetOption(ns->H, MAT_SPD, PETSC_TRUE));
+  SG_PETSC(MatCreateVecs(ns->H, &ns->x, &ns->r));
+  SG_PETSC(VecScatterCreateToAll(ns->x, &ns->to_all, &ns->x_all));
+  int maxd = 0;
+  for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
+  ns->maxd = maxd;
+  SG_CHECK(sg_grow((void **)&ns->blk, &ns->cap_blk, maxd * maxd + 3 * maxd + 1, sizeof(double), "Newton block"));
+  SG_CHECK(sg_grow((void **)&ns->cols, &ns->cap_cols, 2 * maxd + 1, sizeof(int), "Newton columns"));
+  return SG_OK;
+}
+
+sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *G) {
+  int maxd = ns->maxd, *rows = ns->cols, *cols = ns->cols + maxd;
+  double *blk = ns->blk;
+  SG_PETSC(MatZeroEntries(ns->H));
+  for (int j = 0; j < p->n_sub; ++j) {
+    if (sg_newton_owner(p, j) != ns->rank) continue;
+    int d = p->sub_dof[j];
+    for (int r = 0; r < d; ++r) rows[r] = ns->gofs[j] + r;
+    SG_PETSC(MatSetValues(ns->H, d, rows, d, rows, p->A + p->sub_aoff[j], ADD_VALUES));
+  }
+  if (G) {
+    double *GJ = blk + maxd * maxd; /* rows x dof_b: G_i J_ib, rows <= 3 */
+    for (int i = 0; i < p->n_con; ++i) {
+      int nr = sg_con_rows(p->kind[i]);
+      const double *Gi = G + SG_NEWTON_GSTRIDE * i;
+      int zero = 1;
+      for (int k = 0; k < nr * nr; ++k) zero &= Gi[k] == 0.0;
+      if (zero) continue;
+      for (int qa = p->con_pair[i]; qa < p->con_pair[i + 1]; ++qa) {
+        int a = p->pair_sub[qa], da = p->sub_dof[a];
+        if (sg_newton_owner(p, a) != ns->rank) continue;
+        const double *Ja = p->J + p->pair_joff[qa];
+        for (int r = 0; r < da; ++r) rows[r] = ns->gofs[a] + r;
+        for (int qb = p->con_pair[i]; qb < p->con_pair[i + 1]; ++qb) {
+          int b = p->pair_sub[qb], db = p->sub_dof[b];
+          const double *Jb = p->J + p->pair_joff[qb];
+          for (int r = 0; r < nr; ++r)
+            for (int c = 0; c < db; ++c) {
+              double s = 0;
+              for (int k = 0; k < nr; ++k) s += Gi[r * nr + k] * Jb[k * db + c];
+              GJ[r * db + c] = s;
+            }
+          for (int r = 0; r < da; ++r)
+            for (int c = 0; c < db; ++c) {
+              double s = 0;
+              for (int k = 0; k < nr; ++k) s += Ja[k * da + r] * GJ[k * db + c];
+              blk[r * db + c] = s;
+            }
+          for (int c = 0; c < db; ++c) cols[c] = ns->gofs[b] + c;
+          SG_PETSC(MatSetValues(ns->H, da, rows, db, cols, blk, ADD_VALUES));
+        }
+      }
+    }
+  }
+  SG_PETSC(MatAssemblyBegin(ns->H, MAT_FINAL_ASSEMBLY));
+  SG_PETSC(MatAssemblyEnd(ns->H, MAT_FINAL_ASSEMBLY));
+  SG_PETSC(KSPSetOperators(ns->ksp, ns->H, ns->H));
+  return SG_OK;
+}
+
+sg_err sg_newton_solve(sg_newton_sys *ns, const sg_problem *p, const double *rhs, double *x, int *its) {
+  PetscScalar *a;
+  const PetscScalar *all;
+  KSPConvergedReason reason;
+  PetscInt n = 0;
+  SG_PETSC(VecGetArray(ns->r, &a));
+  for (int j = 0; j < p->n_sub; ++j)
+    if (sg_newton_owner(p, j) == ns->rank)
+      memcpy(a + ns->gofs[j] - ns->row_lo, rhs + p->sub_off[j], (size_t)p->sub_dof[j] * sizeof(double));
+  SG_PETSC(VecRestoreArray(ns->r, &a));
+  SG_PETSC(KSPSolve(ns->ksp, ns->r, ns->x));
+  SG_PETSC(KSPGetConvergedReason(ns->ksp, &reason));
+  SG_PETSC(KSPGetIterationNumber(ns->ksp, &n));
+  *its = (int)n;
+  ns->ksp_its_total += (int)n;
+  if (reason < 0 && reason != KSP_DIVERGED_ITS)
+    return sg_error_set(SG_ERR_NUMERIC, "linear solver (-%sksp_type) diverged: %s after %d iterations",
+                        ns->prefix, KSPConvergedReasons[reason], (int)n);
+  SG_PETSC(VecScatterBegin(ns->to_all, ns->x, ns->x_all, INSERT_VALUES, SCATTER_FORWARD));
+  SG_PETSC(VecScatterEnd(ns->to_all, ns->x, ns->x_all, INSERT_VALUES, SCATTER_FORWARD));
+  SG_PETSC(VecGetArrayRead(ns->x_all, &all));
+  for (int j = 0; j < p->n_sub; ++j)
+    memcpy(x + p->sub_off[j], all + ns->gofs[j], (size_t)p->sub_dof[j] * sizeof(double));
+  SG_PETSC(VecRestoreArrayRead(ns->x_all, &all));
+  return SG_OK;
+}
+
+void sg_newton_destroy(sg_newton_sys *ns) {
+  free_petsc_objects(ns);
+  if (ns->ksp) KSPDestroy(&ns->ksp);
+  free(ns->gofs); free(ns->mark); free(ns->nnz_d); free(ns->nnz_o); free(ns->cols); free(ns->blk);
+  memset(ns, 0, sizeof *ns);
+}
