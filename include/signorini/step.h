@@ -65,5 +65,7 @@ sg_err sg_stepper_set_warm(sg_stepper *st, const sg_warm_entry *entries, int n);
 const sg_problem *sg_stepper_problem(const sg_stepper *st);
 const double *sg_stepper_lambda(const sg_stepper *st);
 const sg_contacts *sg_stepper_contacts(const sg_stepper *st);
+/* Rank owning each body (fixed bodies: whatever the partition said; NULL on one rank). */
+const int *sg_stepper_body_owner(const sg_stepper *st);
 
 #endif

@@ -148,7 +148,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       sg_traj_set_attr(w, "restart_step", buf);
     }
     /* the first frame is the initial (or restored) state */
-    err = sg_error_collective(comm, sg_traj_write_frame(w, &s));
+    err = sg_error_collective(comm, sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st)));
   }
   if (err) goto done;
 
@@ -166,14 +166,14 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       /* the scene still holds the last good state: keep it as the final frame of the .partial */
       sg_error_append(" (in step %lld; the last good state, t = %.6g s, is the final frame of %s)", start_step + k,
                       s.time, sg_traj_partial_name(w));
-      sg_traj_write_frame(w, &s);
+      sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st));
       step_failed = 1;
       break;
     }
     double tio = MPI_Wtime();
     long long g = start_step + k; /* frames and checkpoints keep the cadence of the whole run */
     err = sg_traj_write_stats(w, &stats);
-    if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame(w, &s);
+    if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st));
     err = sg_error_collective(comm, err);
     if (!err && o.checkpoint_every > 0 && g % o.checkpoint_every == 0) {
       err = sg_checkpoint_write(comm, o.checkpoint, &s, &prm, sg_stepper_warm(st), sg_stepper_warm_count(st));

@@ -49,6 +49,10 @@ struct sg_traj_writer {
   int times_cap;
   sg_step_stats buf[STATS_BLOCK];
   int nbuf;
+  /* rows of the bodies this rank writes, packed (frames written by owners) */
+  int64_t *own_gid;
+  double *own_data[FR_COUNT];
+  int cap_own, cap_data[FR_COUNT];
 };
 
 static void close_handles(sg_traj_writer *w) {
@@ -65,6 +69,8 @@ static void writer_free(sg_traj_writer *w) {
   free(w->path);
   free(w->tmp);
   free(w->times);
+  free(w->own_gid);
+  for (int k = 0; k < FR_COUNT; ++k) free(w->own_data[k]);
   free(w);
 }
 
@@ -145,21 +151,59 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
 
 static sg_err flush_stats(sg_traj_writer *w);
 
-sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s) {
+/* The rows this rank writes: every body on rank 0 without owners, else the bodies owned here (a
+ * body without a valid owner, a fixed wall say, goes to rank 0), packed in scene order. */
+static sg_err pick_rows(sg_traj_writer *w, const sg_scene *s, const int *owner, int *mine, const int64_t **gid,
+                        const double **data) {
+  const double *all[FR_COUNT] = {s->pos, s->quat, s->vel};
+  if (!owner) {
+    *mine = sg_io_rows_here(w->comm, s);
+    *gid = s->gid;
+    for (int k = 0; k < FR_COUNT; ++k) data[k] = all[k];
+    return SG_OK;
+  }
+  int size, n = 0;
+  MPI_Comm_size(w->comm, &size);
+  for (int i = 0; i < s->n; ++i) n += (owner[i] >= 0 && owner[i] < size ? owner[i] : 0) == w->rank;
+  sg_err err = sg_grow((void **)&w->own_gid, &w->cap_own, n + 1, sizeof(int64_t), "owned rows");
+  for (int k = 0; k < FR_COUNT && !err; ++k)
+    err = sg_grow((void **)&w->own_data[k], &w->cap_data[k], (n + 1) * frame_fields[k].ncols, sizeof(double), "owned rows");
+  if (err) return err;
+  n = 0;
+  for (int i = 0; i < s->n; ++i) {
+    if ((owner[i] >= 0 && owner[i] < size ? owner[i] : 0) != w->rank) continue;
+    w->own_gid[n] = s->gid[i];
+    for (int k = 0; k < FR_COUNT; ++k) {
+      int c = frame_fields[k].ncols;
+      memcpy(w->own_data[k] + (size_t)n * c, all[k] + (size_t)i * c, (size_t)c * sizeof(double));
+    }
+    ++n;
+  }
+  *mine = n;
+  *gid = w->own_gid;
+  for (int k = 0; k < FR_COUNT; ++k) data[k] = w->own_data[k];
+  return SG_OK;
+}
+
+sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s) { return sg_traj_write_frame_owned(w, s, NULL); }
+
+sg_err sg_traj_write_frame_owned(sg_traj_writer *w, const sg_scene *s, const int *owner) {
   if (!w) return sg_error_set(SG_ERR_ARG, "sg_traj_write_frame: no trajectory writer");
-  int mine = sg_io_rows_here(w->comm, s);
-  SG_CHECK(sg_io_check_rows(w->comm, mine, s->gid, w->n, w->path));
+  int mine = 0;
+  const int64_t *gid = NULL;
+  const double *data[FR_COUNT];
+  SG_CHECK(sg_error_collective(w->comm, pick_rows(w, s, owner, &mine, &gid, data)));
+  SG_CHECK(sg_io_check_rows(w->comm, mine, gid, w->n, w->path));
   hsize_t f = (hsize_t)w->n_frames;
   sg_err err = sg_grow((void **)&w->times, &w->times_cap, (int)(f + 1), sizeof(double), "frame times");
   err = sg_error_collective(w->comm, err);
   if (!err) err = sg_h5_extend(w->d_time, f + 1, w->path, "/frames/time");
   if (!err) err = sg_h5_write_range(w->d_time, H5T_NATIVE_DOUBLE, f, 1, w->rank == 0, &s->time, w->dxpl, w->path,
                                     "/frames/time");
-  const double *data[FR_COUNT] = {s->pos, s->quat, s->vel};
   for (int k = 0; k < FR_COUNT && !err; ++k) {
     err = sg_h5_extend(w->d_frame[k], f + 1, w->path, frame_fields[k].name);
     if (!err) err = sg_h5_write_rows(w->d_frame[k], H5T_NATIVE_DOUBLE, (long long)f, frame_fields[k].ncols, mine,
-                                     s->gid, data[k], w->dxpl, w->path, frame_fields[k].name);
+                                     gid, data[k], w->dxpl, w->path, frame_fields[k].name);
   }
   err = sg_error_collective(w->comm, err);
   if (err) return err;

@@ -96,6 +96,8 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   return SG_OK;
 }
 
+const int *sg_stepper_body_owner(const sg_stepper *st) { return st->size > 1 ? st->body_owner : NULL; }
+
 sg_err sg_stepper_set_owners(sg_stepper *st, const int *owner) {
   SG_CHECK(sg_grow((void **)&st->body_owner, &st->cap_owner, st->s->n, sizeof(int), "body owners"));
   for (int i = 0; i < st->s->n; ++i) {
