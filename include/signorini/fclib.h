@@ -71,4 +71,13 @@ void sg_fclib_matvec(const sg_fclib_matrix *A, int transpose, const double *x, d
  * writing. */
 sg_err sg_fclib_write_solution(const char *in_path, const char *out_path, const sg_fclib_problem *fp,
                                const double *v, const double *u, const double *r);
+/* Write p as an FCLIB global problem file (src/io/fclib_write.c): M = diag(A_j) (every entry of each
+ * block, zeros included), H = J^T, f = b, w = e, mu, compressed columns, info/{title,description}.
+ * Serial (call on one rank), atomic (written to "<path>.tmp.<pid>", then renamed). Refused
+ * (SG_ERR_ARG) when p has a hard or soft constraint (FCLIB holds contacts only) or no constraint.
+ * sg_fclib_read + sg_fclib_to_problem give back the same sub_dof, A, b, e, mu and J blocks bit for
+ * bit, with two differences: subsystem gids become 0..n_sub-1 (FCLIB stores no bodies) and each
+ * constraint's pairs come back in ascending subsystem order. Subsystems of other than 6 unknowns
+ * may be merged by the reader's rigid-body rule (aligned blocks of six) when n is a multiple of 6. */
+sg_err sg_fclib_write_problem(const char *path, const sg_problem *p, const char *title, const char *description);
 #endif

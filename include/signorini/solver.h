@@ -44,5 +44,8 @@ void sg_solver_destroy(sg_solver **s);
 /* Built-in implementations. */
 extern const sg_solver_ops sg_solver_subadmm_ops;
 extern const sg_solver_ops sg_solver_pgs_ops;
+extern const sg_solver_ops sg_solver_canal_ops;
+extern const sg_solver_ops sg_solver_sap_ops;
+extern const sg_solver_ops sg_solver_nsn_ops;
 
 #endif

@@ -1,11 +1,13 @@
 /* mpirun -np P signorini run scene.h5 -o out.h5 [options]; with -checkpoint_every N a checkpoint
- * every N steps, and -restart FILE to go on from one (bit for bit as the run it was taken from). */
+ * every N steps, and -restart FILE to go on from one (bit for bit as the run it was taken from);
+ * -fclib_dump_step K writes step K's problem as an FCLIB global problem (fclib_dump.c). */
 #include <math.h>
 #include <petscsys.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "fclib_dump.h"
 #include "progress.h"
 #include "signorini/io.h"
 #include "signorini/options.h"
@@ -18,6 +20,7 @@ typedef struct {
   double t_final, progress_interval;
   long output_every, checkpoint_every;
   int restarting;
+  sg_fclib_dump dump; /* -fclib_dump_step, -fclib_dump_file */
 } run_options;
 
 static sg_err read_restart_option(run_options *o) {
@@ -65,6 +68,7 @@ static sg_err read_run_options(const sg_scene *s, run_options *o, sg_step_params
   int set = 0;
   SG_CHECK(sg_opt_string("-checkpoint", "<output without .h5>.ckpt.h5", "checkpoint file (see -checkpoint_every)", o->checkpoint, sizeof o->checkpoint, &set));
   if (!set) default_checkpoint_name(o->out, o->checkpoint, sizeof o->checkpoint);
+  SG_CHECK(sg_fclib_dump_options(&o->dump, o->out));
   return SG_OK;
 }
 
@@ -130,6 +134,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err) err = sg_opt_check_unused();
   err = sg_error_collective(comm, err);
   if (!err) err = sg_error_collective(comm, check_checkpoint_path(comm, &o, scene_path));
+  if (!err) err = sg_error_collective(comm, sg_fclib_dump_check(&o.dump, start_step, n_total, scene_path, o.out, o.checkpoint));
   if (!err) err = sg_error_collective(comm, sg_stepper_create(comm, &s, &prm, solver, &st));
   if (!err && o.restarting) err = sg_error_collective(comm, sg_stepper_set_warm(st, warm, n_warm));
   free(warm);
@@ -179,6 +184,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       err = sg_checkpoint_write(comm, o.checkpoint, &s, &prm, sg_stepper_warm(st), sg_stepper_warm_count(st));
       if (!err) last_ckpt = g;
     }
+    if (!err) err = sg_fclib_dump_after_step(comm, &o.dump, g, sg_stepper_problem(st), scene_path, prm.dt, o.solver);
     sg_timer_add(SG_PHASE_IO, tio);
     if (err) break;
     done_steps = k;

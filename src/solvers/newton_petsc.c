@@ -2,6 +2,7 @@
  * live on its owner; each rank adds exactly the blocks of its own rows (a constraint that couples
  * subsystems of two ranks is added row-block by row-block on both), so assembly needs no
  * off-process values and is the same whatever the number of ranks. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/newton.h"
@@ -26,6 +27,21 @@ sg_err sg_ksp_create(MPI_Comm comm, const char *prefix, KSPType ksp_default, PCT
   SG_PETSC(PetscOptionsHasName(NULL, NULL, name, &set));
   if (!set && sub_pc_default) SG_PETSC(PetscOptionsSetValue(NULL, name, sub_pc_default));
   SG_PETSC(KSPSetFromOptions(*ksp));
+  /* Options of the block-Jacobi sub-solvers (-<prefix>sub_...) are read only when the KSP is set up
+   * at the first solve, after the unknown-option check: mark them used here (PETSc itself would
+   * only report them at exit), so that they pass the check. */
+  PetscInt n = 0;
+  char **names = NULL, **values = NULL;
+  char sub[64];
+  snprintf(sub, sizeof sub, "%ssub_", prefix);
+  SG_PETSC(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  for (PetscInt k = 0; k < n; ++k)
+    if (!strncmp(names[k], sub, strlen(sub))) {
+      char opt[256];
+      snprintf(opt, sizeof opt, "-%s", names[k]);
+      PetscOptionsHasName(NULL, NULL, opt, &set);
+    }
+  SG_PETSC(PetscOptionsLeftRestore(NULL, &n, &names, &values));
   return SG_OK;
 }
 
@@ -144,9 +160,9 @@ sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *
     for (int i = 0; i < p->n_con; ++i) {
       int nr = sg_con_rows(p->kind[i]);
       const double *Gi = G + SG_NEWTON_GSTRIDE * i;
-      int zero = 1;
-      for (int k = 0; k < nr * nr; ++k) zero &= Gi[k] == 0.0;
-      if (zero) continue;
+      /* zero blocks are inserted too: the first MAT_FINAL_ASSEMBLY squeezes out preallocated but
+       * unused entries, so skipping them would make a later assembly (where G_i != 0) need a new
+       * nonzero (PETSc error); it also keeps one sparsity pattern for the PC over a solve */
       for (int qa = p->con_pair[i]; qa < p->con_pair[i + 1]; ++qa) {
         int a = p->pair_sub[qa], da = p->sub_dof[a];
         if (sg_newton_owner(p, a) != ns->rank) continue;

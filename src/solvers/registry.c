@@ -13,6 +13,9 @@ static void register_builtins(void) {
   if (g_nreg) return;
   g_registry[g_nreg++] = &sg_solver_subadmm_ops;
   g_registry[g_nreg++] = &sg_solver_pgs_ops;
+  g_registry[g_nreg++] = &sg_solver_canal_ops;
+  g_registry[g_nreg++] = &sg_solver_sap_ops;
+  g_registry[g_nreg++] = &sg_solver_nsn_ops;
 }
 
 sg_err sg_solver_register(const sg_solver_ops *ops) {

@@ -1,6 +1,8 @@
 /* A sphere resting on a plane: with theta = 0, A vhat = b + J^T lambda and vhat = v_k = 0 give a
  * normal impulse of exactly m g dt per step (checked to 1e-6 relative, the solver tolerance being
- * 1e-12); the resting penetration stays below 1e-4 of the radius. */
+ * 1e-12); the resting penetration stays below 1e-4 of the radius. A compliant solver (SAP) first
+ * sinks into its regularized contact and rings down: its impulse is checked once settled, after
+ * 0.1 s (24 steps; its near-rigid spring has a period of a few steps, paper 000 Sec. V-B). */
 #include "sim_util.h"
 
 int main(int argc, char **argv) {
@@ -18,6 +20,7 @@ int main(int argc, char **argv) {
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   double worst_rel = 0, worst_pen = 0;
+  int settle = sim_solver_is_compliant(sim_solver_name()) ? 24 : 0;
   for (int k = 0; k < 240; ++k) {
     sg_step_stats stats;
     CHECK_OK(sg_stepper_step(st, &stats));
@@ -25,7 +28,7 @@ int main(int argc, char **argv) {
     CHECK(c->n == 1);
     if (c->n != 1) break;
     double ln = sg_stepper_lambda(st)[0];
-    worst_rel = fmax(worst_rel, fabs(ln - m * g * dt) / (m * g * dt));
+    if (k >= settle) worst_rel = fmax(worst_rel, fabs(ln - m * g * dt) / (m * g * dt));
     worst_pen = fmax(worst_pen, s.size[3] - s.pos[3 * 1 + 2]);
   }
   printf("impulse error %.3e (relative), penetration %.3e r\n", worst_rel, worst_pen / 0.1);

@@ -77,7 +77,9 @@ int main(int argc, char **argv) {
   printf("10-box stack, no iteration cap: %d iterations, theta_p + theta_d = %.3e, contact residual %.3e\n",
          g_converged_iterations, g_converged_theta, g_converged_residual);
   CHECK(g_converged_theta < 1e-8);
-  CHECK(g_converged_residual < 1e-8);
+  /* the paper-002 residual measures the distance to hard contact, which a compliant model keeps
+   * by design (O(R lambda)); for SAP only its own convergence above is checked */
+  if (!sim_solver_is_compliant(sim_solver_name())) CHECK(g_converged_residual < 1e-8);
   run_stack(5, 4.0, &drift, &ss);
   printf("heavy 5-box stack (256:1): drift %.3e m, max penetration %.3e m (%.2f%% of size), mean iterations %.1f (%d at the cap)\n",
          drift, ss.max_pen, 100 * ss.max_pen / 0.2, (double)ss.iters / ss.steps, ss.unconverged);

@@ -1,4 +1,4 @@
-/* Every solver (subadmm, pgs) on the hard (3)/(36), soft (4)/(37) and contact (5) kinds, with analytic solutions
+/* Every solver (subadmm, pgs, canal) on the hard (3)/(36), soft (4)/(37) and contact (5) kinds, with analytic solutions
  * (1-DOF subsystems, A = m, so vhat = (b + J^T lambda)/m):
  *  - soft spring-damper on one body: lambda = -k e - c J v and m v = b + lambda give
  *    v = (b - k e)/(m + c), lambda = -k e - c v (to 1e-9 relative, tolerance 1e-12);
@@ -130,7 +130,7 @@ static void run_cases(const char *solver) {
 
 int main(int argc, char **argv) {
   sim_init(&argc, &argv);
-  const char *solvers[] = {"subadmm", "pgs"};
-  for (int k = 0; k < 2; ++k) run_cases(solvers[k]);
+  const char *solvers[] = {"subadmm", "pgs", "canal"};
+  for (int k = 0; k < 3; ++k) run_cases(solvers[k]);
   return sim_finish();
 }

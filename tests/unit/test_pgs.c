@@ -1,11 +1,10 @@
 /* The PGS baseline (-solver pgs) against SubADMM on random problems: 2-6 rigid bodies (6 DOF,
- * random SPD A), at most as many contacts as bodies (3 rows each, so at most half as many rows as
- * unknowns) with random Jacobians, hence W = J A^{-1} J^T is positive definite and the frictionless
- * solution is unique (a strictly convex QP); with friction mu in [0, 1] uniqueness is not guaranteed
- * in general, so those cases are kept well conditioned (A_j = B B^T + 2 I, J entries in [-1, 1],
- * cond(W) checked below 1e3) and both solvers must also reach the residual below 1e-8 -- lambda
- * agrees within 1e-6 relative (to max |lambda|). The analytic cases run for every solver in
- * test_constraint_kinds.c, the physics tests for every solver through tests/CMakeLists.txt. */
+ * random SPD A), at most as many contacts as bodies, from tests/random_problem.h (frictionless cases
+ * have a unique solution; frictional ones are kept only with cond(W) below 1e3); both solvers must
+ * reach the residual below 1e-8 and lambda agrees within 1e-6 relative (to max |lambda|). The
+ * analytic cases run for every solver in test_constraint_kinds.c, the physics tests for every
+ * solver through tests/CMakeLists.txt. */
+#include "random_problem.h"
 #include "sim_util.h"
 
 static void solve_with(const char *name, sg_problem *p, double *v, double *lam, int nv, int nr, double tol,
@@ -17,78 +16,18 @@ static void solve_with(const char *name, sg_problem *p, double *v, double *lam, 
   sg_solver_destroy(&s);
 }
 
-/* Largest / smallest eigenvalue of the SPD W = J A^{-1} J^T by power iterations (small n). */
-static double cond_W(const sg_problem *p) {
-  int nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
-  double *W = calloc((size_t)nr * nr, sizeof *W), *x = calloc((size_t)nv, sizeof *x), *y = calloc((size_t)nr, sizeof *y);
-  double *lam = calloc((size_t)nr, sizeof *lam), L[36];
-  for (int c = 0; c < nr; ++c) { /* column c: J A^{-1} J^T e_c */
-    memset(lam, 0, sizeof(double) * nr);
-    lam[c] = 1;
-    memset(x, 0, sizeof(double) * nv);
-    sg_problem_apply_JT_add(p, lam, x);
-    for (int j = 0; j < p->n_sub; ++j) {
-      chol_factor(6, p->A + p->sub_aoff[j], L);
-      chol_solve(6, L, x + p->sub_off[j], x + p->sub_off[j]);
-    }
-    sg_problem_apply_J(p, x, y);
-    for (int r = 0; r < nr; ++r) W[r * nr + c] = y[r];
-  }
-  double emax = 0, emin = 0, *z = calloc((size_t)nr, sizeof *z), *t = calloc((size_t)nr, sizeof *t);
-  for (int pass = 0; pass < 2; ++pass) { /* pass 1 on emax I - W gives emax - emin */
-    for (int r = 0; r < nr; ++r) z[r] = 1.0 + 0.1 * r;
-    double ev = 0;
-    for (int it = 0; it < 5000; ++it) {
-      double n = 0;
-      for (int r = 0; r < nr; ++r) {
-        double acc = pass ? emax * z[r] : 0;
-        for (int c = 0; c < nr; ++c) acc += (pass ? -1 : 1) * W[r * nr + c] * z[c];
-        t[r] = acc;
-        n += acc * acc;
-      }
-      n = sqrt(n);
-      ev = n;
-      for (int r = 0; r < nr; ++r) z[r] = t[r] / n;
-    }
-    if (pass) emin = emax - ev;
-    else emax = ev;
-  }
-  free(W); free(x); free(y); free(lam); free(z); free(t);
-  return emin > 0 ? emax / emin : INFINITY;
-}
-
 static void random_agreement(void) {
   unsigned long long seed = 0x9e3779b97f4a7c15ULL;
   int compared = 0, active_total = 0, with_active = 0;
   double worst_rel = 0, worst_res = 0;
   for (int trial = 0; trial < 40; ++trial) {
     sg_problem p = {0};
-    int nb = 2 + trial % 5, nc = 1 + (int)sg_test_rand(&seed, 0, nb); /* 1..nb contacts */
-    int frictionless = trial % 2 == 0;
-    for (int j = 0; j < nb; ++j) {
-      double B[36], A[36], b[6];
-      for (int k = 0; k < 36; ++k) B[k] = sg_test_rand(&seed, -1, 1);
-      for (int r = 0; r < 6; ++r)
-        for (int c = 0; c < 6; ++c) {
-          double acc = r == c ? 2.0 : 0.0;
-          for (int k = 0; k < 6; ++k) acc += B[r * 6 + k] * B[c * 6 + k];
-          A[r * 6 + c] = acc;
-        }
-      for (int k = 0; k < 6; ++k) b[k] = sg_test_rand(&seed, -2, 2);
-      CHECK_OK(sg_problem_add_subsystem(&p, 6, A, b, j, NULL));
-    }
-    for (int i = 0; i < nc; ++i) {
-      double J1[18], J2[18], e[3] = {sg_test_rand(&seed, -2.0, 0.1), 0, 0};
-      for (int k = 0; k < 18; ++k) { J1[k] = sg_test_rand(&seed, -1, 1); J2[k] = sg_test_rand(&seed, -1, 1); }
-      int s0 = (int)sg_test_rand(&seed, 0, nb), s1 = (s0 + 1 + (int)sg_test_rand(&seed, 0, nb - 1)) % nb;
-      int two = sg_test_rand(&seed, 0, 1) < 0.6, subs[2] = {s0, s1};
-      const double *Js[2] = {J1, J2};
-      double mu = frictionless ? 0.0 : sg_test_rand(&seed, 0, 1);
-      CHECK_OK(sg_problem_add_constraint(&p, SG_CON_CONTACT, e, mu, 0, 0, two ? 2 : 1, subs, Js, NULL));
-    }
+    random_problem_info ri;
+    int keep = random_problem_make(&seed, trial, &p, &ri);
+    int nb = ri.n_bodies, nc = ri.n_contacts, frictionless = ri.frictionless;
     int nv = sg_problem_n_v(&p), nr = sg_problem_n_rows(&p);
-    double cond = cond_W(&p);
-    if (!frictionless && cond > 1e3) { sg_problem_destroy(&p); continue; }
+    double cond = ri.cond;
+    if (!keep) { sg_problem_destroy(&p); continue; }
     double *v1 = malloc(sizeof(double) * nv), *v2 = malloc(sizeof(double) * nv);
     double *l1 = malloc(sizeof(double) * nr), *l2 = malloc(sizeof(double) * nr), r1, r2;
     sg_solve_info i1, i2;

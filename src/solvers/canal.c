@@ -1,0 +1,465 @@
+/* CANAL, the cascaded Newton-based augmented Lagrangian of paper 002 (Sec. V, Alg. 1).
+ *
+ * Problem (8): A vhat = b + J^T lambda with (J vhat, lambda) in S_c. The AL surrogate (9)-(13) adds
+ * a slack z = J vhat, a multiplier u and a penalty beta; per constraint the surrogate has the closed
+ * form lambda_i = T(lambda*_i), lambda*_i = -beta J_i vhat - u_i - beta e~_i (18), with
+ *   hard (14):    T = max(0, .),                         dT/dlambda* = 0 or 1;
+ *   soft (15):    lambda = -(b (beta J vhat + u) + beta k e) / (b + beta)
+ *                        = (b lambda* + beta (b - k) e) / (b + beta),   dT/dlambda* = b / (b + beta);
+ *   contact (21): T = the Euclidean projection onto the Coulomb cone, with the De Saxce term of the
+ *                 previous AL iterate frozen in e~ = e + [mu ||z^l_t||, 0, 0] (20)-(21), so that T is
+ *                 the proximal operator of the cone's indicator; derivative (23) (cone.h).
+ * The surrogate is then the minimization of the strongly convex (22)
+ *   h(vhat) = 1/2 vhat^T A vhat - b^T vhat + sum_i phi_i(lambda*_i(vhat)),  grad h = r(vhat) = A vhat - b - sum_i J_i^T lambda_i
+ * (phi_i = ||lambda_i||^2 / (2 beta) for hard and contact rows, the matching quadratic for soft rows),
+ * solved by Newton (25) with the SPD Hessian (24) H = A + sum_i J_i^T (beta dT/dlambda*) J_i and the
+ * exact line search (26): h is convex along d, so the minimizer is the root of the monotone
+ * h'(a) = d^T r(vhat + a d), found by rtsafe. Only the line search needs h, and only through r.
+ * After the inner Newton loop, the AL update (12): z = J vhat + (u + lambda)/beta and
+ * u <- u + beta (J vhat - z) = -lambda, so u is never stored: u = -lambda of the previous AL loop
+ * (which is also how the caller's lambda warm-starts u, and z^0 = J vhat^0). The AL residual is
+ * J_i vhat - z_i = (lambda^{old}_i - lambda_i) / beta (velocity units).
+ * Penalty (27): beta <- min(kappa beta, beta_max) when ||J vhat - z|| did not fall by the factor zeta.
+ *
+ * Residuals as SubADMM's (paper 002 (42)), so that -solver_tol means the same thing:
+ *   theta_p = max_i (||J_i vhat - z_i|| + mu_i | ||z^{l+1}_{i,t}|| - ||z^l_{i,t}|| |)
+ * (the second term is the lag of the frozen De Saxce term, zero at a fixed point; without it a
+ * converged AL loop would not certify Coulomb's law on the new z), and theta_d = max_j ||r_j||.
+ * Stop when theta_p + theta_d < tol. -solver_max_it caps the AL loops (info->iterations); the total
+ * number of Newton steps (one assembly and linear solve each) is info->refactorizations.
+ *
+ * Linear solver: KSP under the prefix canal_, default CG + block Jacobi/ICC(0) (sg_newton_init), with
+ * -canal_ksp_rtol 1e-10 unless given (an inexact step makes the inner loop only linearly convergent);
+ * -canal_sub_pc_type cholesky is much faster on small, strongly coupled problems.
+ *
+ * Distribution: the problem is replicated; every rank does all the nonlinear work (constraint
+ * operators, residuals, line search) identically, and only the Newton system is distributed
+ * (newton.h): its solution comes back to every rank, so all ranks take the same decisions. */
+#include <float.h>
+#include <math.h>
+#include <petscksp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/cone.h"
+#include "signorini/la.h"
+#include "signorini/newton.h"
+#include "signorini/options.h"
+#include "signorini/solver.h"
+#include "signorini/timing.h"
+
+typedef struct {
+  double beta0;        /* -canal_beta (0: beta_rel times the largest effective contact mass) */
+  double beta_rel;     /* -canal_beta_rel */
+  double kappa;        /* -canal_kappa (27) */
+  double beta_max;     /* -canal_beta_max (0: beta_max_rel * beta0) */
+  double beta_max_rel; /* -canal_beta_max_rel */
+  double zeta;         /* -canal_zeta: required AL residual reduction per loop before beta grows */
+  double newton_tol;   /* -canal_newton_tol: inner stop, relative to the momentum scale */
+  int newton_max_it;   /* -canal_newton_max_it */
+  int ns_ready;
+  sg_newton_sys ns;
+  /* work arrays */
+  double *v, *d, *r, *av, *ad;            /* per v entry */
+  double *jv, *jd, *ls, *lam, *lam_old;   /* per constraint row */
+  double *G, *shift, *ztn;                /* per constraint: 9, 1, 1 */
+  int cap_v, cap_row, cap_con;
+  double *chol;                           /* Cholesky scratch for the effective masses */
+  int cap_chol;
+  long newton_total;                      /* Newton steps since creation */
+} canal;
+
+static PetscLogStage g_stage_assembly = -1, g_stage_ksp = -1;
+
+static sg_err canal_create(sg_solver *s) {
+  canal *c = sg_calloc(1, sizeof *c, "canal");
+  if (!c) return SG_ERR_MEM;
+  c->beta_rel = 100.0;
+  c->kappa = 10.0;
+  c->beta_max_rel = 1e4;
+  c->zeta = 0.25;
+  c->newton_tol = 1e-10;
+  c->newton_max_it = 50;
+  s->data = c;
+  return SG_OK;
+}
+
+static sg_err ensure_newton(canal *c, sg_solver *s);
+
+static sg_err canal_set_from_options(sg_solver *s) {
+  canal *c = s->data;
+  long it;
+  SG_CHECK(sg_opt_real("-canal_beta", c->beta0, 0.0, 1e300,
+                       "initial penalty beta (mass units; 0: -canal_beta_rel times the largest effective contact mass 1/trace-mean of the Delassus block)", &c->beta0));
+  SG_CHECK(sg_opt_real("-canal_beta_rel", c->beta_rel, 1e-12, 1e12,
+                       "automatic initial beta relative to the largest effective constraint mass", &c->beta_rel));
+  SG_CHECK(sg_opt_real("-canal_kappa", c->kappa, 1.0 + 1e-12, 1e12, "penalty growth factor kappa of (27)", &c->kappa));
+  SG_CHECK(sg_opt_real("-canal_beta_max", c->beta_max, 0.0, 1e300, "largest penalty of (27) (0: -canal_beta_max_rel times the initial beta)", &c->beta_max));
+  SG_CHECK(sg_opt_real("-canal_beta_max_rel", c->beta_max_rel, 1.0, 1e300, "automatic beta_max relative to the initial beta", &c->beta_max_rel));
+  SG_CHECK(sg_opt_real("-canal_zeta", c->zeta, 1e-12, 1.0, "grow beta when ||J vhat - z|| falls by less than this factor in an AL loop", &c->zeta));
+  SG_CHECK(sg_opt_real("-canal_newton_tol", c->newton_tol, 0.0, 1.0,
+                       "inner Newton stop: max_j ||r_j|| below this times max_j ||b_j|| (and below tol / 2)", &c->newton_tol));
+  SG_CHECK(sg_opt_int("-canal_newton_max_it", c->newton_max_it, 1, 1000000, "Newton steps per AL loop at most", &it));
+  c->newton_max_it = (int)it;
+  /* the KSP reads -canal_ksp_* / -canal_pc_* now, so that they count as used options */
+  return ensure_newton(c, s);
+}
+
+static void canal_destroy(sg_solver *s) {
+  canal *c = s->data;
+  if (!c) return;
+  if (c->ns_ready) sg_newton_destroy(&c->ns);
+  free(c->v); free(c->d); free(c->r); free(c->av); free(c->ad);
+  free(c->jv); free(c->jd); free(c->ls); free(c->lam); free(c->lam_old);
+  free(c->G); free(c->shift); free(c->ztn); free(c->chol);
+  free(c);
+  s->data = NULL;
+}
+
+static sg_err ensure_work(canal *c, const sg_problem *p) {
+  int nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p), nc = p->n_con, k;
+  double **vv[] = {&c->v, &c->d, &c->r, &c->av, &c->ad};
+  for (int m = 0; m < 5; ++m) { k = c->cap_v; SG_CHECK(sg_grow((void **)vv[m], &k, nv + 1, sizeof(double), "CANAL vectors")); }
+  c->cap_v = k;
+  double **rr[] = {&c->jv, &c->jd, &c->ls, &c->lam, &c->lam_old};
+  for (int m = 0; m < 5; ++m) { k = c->cap_row; SG_CHECK(sg_grow((void **)rr[m], &k, nr + 1, sizeof(double), "CANAL rows")); }
+  c->cap_row = k;
+  k = c->cap_con; SG_CHECK(sg_grow((void **)&c->G, &k, SG_NEWTON_GSTRIDE * nc + 1, sizeof(double), "CANAL blocks"));
+  k = c->cap_con; SG_CHECK(sg_grow((void **)&c->shift, &k, SG_NEWTON_GSTRIDE * nc + 1, sizeof(double), "CANAL De Saxce terms"));
+  k = c->cap_con; SG_CHECK(sg_grow((void **)&c->ztn, &k, SG_NEWTON_GSTRIDE * nc + 1, sizeof(double), "CANAL slacks"));
+  c->cap_con = k;
+  return SG_OK;
+}
+
+/* y = A x, blockwise. */
+static void apply_A(const sg_problem *p, const double *x, double *y) {
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], off = p->sub_off[j];
+    const double *A = p->A + p->sub_aoff[j];
+    for (int a = 0; a < dof; ++a) {
+      double s = 0;
+      for (int b = 0; b < dof; ++b) s += A[a * dof + b] * x[off + b];
+      y[off + a] = s;
+    }
+  }
+}
+
+/* lambda_i = T(lstar) for one constraint (14), (15), (21); D = dT/dlstar (rows x rows) when wanted. */
+static void con_operator(const sg_problem *p, int i, double beta, const double *ls, double *lam, double *D) {
+  const double *e = p->e + p->con_row[i];
+  switch (p->kind[i]) {
+    case SG_CON_HARD: /* (14) */
+      lam[0] = ls[0] > 0 ? ls[0] : 0.0;
+      if (D) D[0] = ls[0] > 0 ? 1.0 : 0.0;
+      break;
+    case SG_CON_SOFT: { /* (15), linear in lstar */
+      double bd = p->damp[i], w = bd / (bd + beta);
+      lam[0] = w * ls[0] + beta * (bd - p->stiff[i]) * e[0] / (bd + beta);
+      if (D) D[0] = w;
+      break;
+    }
+    default: { /* (21) proximal operator, derivative (23) */
+      double Dl[9];
+      sg_cone_project_euclid_jac(p->mu[i], ls, lam, Dl);
+      if (D) memcpy(D, Dl, sizeof Dl);
+    }
+  }
+}
+
+/* lambda*_i = -beta (J_i vhat + e~_i) - u_i with u = -lam_old (18), e~ = e + [shift, 0, 0] (21). */
+static inline void con_lstar(const sg_problem *p, const canal *c, int i, double beta, const double *jv, double *ls) {
+  int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
+  for (int r = 0; r < nr; ++r) ls[r] = -beta * (jv[r0 + r] + p->e[r0 + r]) + c->lam_old[r0 + r];
+  if (p->kind[i] == SG_CON_CONTACT) ls[0] -= beta * c->shift[i];
+}
+
+/* At c->v: J v, lambda(v), the blocks G_i = beta dT/dlstar, r = A v - b - J^T lambda, A v; returns
+ * theta_d = max_j ||r_j||. */
+static double evaluate(canal *c, const sg_problem *p, double beta) {
+  int nv = sg_problem_n_v(p);
+  sg_problem_apply_J(p, c->v, c->jv);
+  for (int i = 0; i < p->n_con; ++i) {
+    int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
+    double *G = c->G + SG_NEWTON_GSTRIDE * i;
+    con_lstar(p, c, i, beta, c->jv, c->ls + r0);
+    con_operator(p, i, beta, c->ls + r0, c->lam + r0, G);
+    for (int k = 0; k < nr * nr; ++k) G[k] *= beta; /* (24) */
+  }
+  apply_A(p, c->v, c->av);
+  for (int k = 0; k < nv; ++k) c->r[k] = c->av[k] - p->b[k];
+  for (int k = 0; k < nv; ++k) c->d[k] = 0; /* J^T lambda, accumulated in d as scratch */
+  sg_problem_apply_JT_add(p, c->lam, c->d);
+  double theta_d = 0;
+  for (int j = 0; j < p->n_sub; ++j) {
+    double s = 0;
+    for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) {
+      c->r[k] -= c->d[k];
+      s += c->r[k] * c->r[k];
+    }
+    theta_d = fmax(theta_d, s);
+  }
+  return sqrt(theta_d);
+}
+
+/* Exact line search (26): h'(a) = d^T r(v + a d) = dr0 + a d^T A d - sum_i (J_i d)^T T(lstar_i - a beta J_i d). */
+typedef struct {
+  const sg_problem *p;
+  const canal *c;
+  double beta, dr0, dad;
+} ls_ctx;
+
+static double ls_fdf(double a, double *df, void *vctx) {
+  const ls_ctx *x = vctx;
+  const sg_problem *p = x->p;
+  const canal *c = x->c;
+  double f = x->dr0 + a * x->dad, g = x->dad;
+  for (int i = 0; i < p->n_con; ++i) {
+    int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
+    const double *w = c->jd + r0, *l0 = c->ls + r0;
+    double ls[3], lam[3], D[9];
+    for (int r = 0; r < nr; ++r) ls[r] = l0[r] - a * x->beta * w[r];
+    con_operator(p, i, x->beta, ls, lam, D);
+    for (int r = 0; r < nr; ++r) {
+      f -= w[r] * lam[r];
+      double s = 0;
+      for (int k = 0; k < nr; ++k) s += D[r * nr + k] * w[k];
+      g += x->beta * w[r] * s;
+    }
+  }
+  *df = g;
+  return f;
+}
+
+/* Largest effective mass over constraints, m_i = rows_i / trace(J_i A^{-1} J_i^T) (the inverse of
+ * the mean diagonal of the Delassus block): the scale of beta (mass units, like lambda / (J v)). */
+static sg_err max_effective_mass(canal *c, const sg_problem *p, double *mmax) {
+  int maxd = 0;
+  for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
+  int need = p->sub_aoff[p->n_sub] + 2 * maxd + 1;
+  SG_CHECK(sg_grow((void **)&c->chol, &c->cap_chol, need, sizeof(double), "CANAL Cholesky factors"));
+  double *L = c->chol, *rhs = L + p->sub_aoff[p->n_sub], *x = rhs + maxd;
+  for (int j = 0; j < p->n_sub; ++j)
+    if (chol_factor(p->sub_dof[j], p->A + p->sub_aoff[j], L + p->sub_aoff[j]))
+      return sg_error_set(SG_ERR_NUMERIC, "CANAL: A of subsystem %lld is not positive definite", (long long)p->sub_gid[j]);
+  *mmax = 0;
+  for (int i = 0; i < p->n_con; ++i) {
+    int nr = sg_con_rows(p->kind[i]);
+    double tr = 0;
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      int j = p->pair_sub[q], dof = p->sub_dof[j];
+      const double *J = p->J + p->pair_joff[q];
+      for (int r = 0; r < nr; ++r) {
+        memcpy(rhs, J + r * dof, (size_t)dof * sizeof(double));
+        chol_solve(dof, L + p->sub_aoff[j], rhs, x);
+        for (int k = 0; k < dof; ++k) tr += J[r * dof + k] * x[k];
+      }
+    }
+    if (tr > 0) *mmax = fmax(*mmax, nr / tr);
+  }
+  if (!(*mmax > 0) || !isfinite(*mmax)) { /* no constraint with a Jacobian: any scale will do */
+    *mmax = 0;
+    for (int j = 0; j < p->n_sub; ++j) {
+      int dof = p->sub_dof[j];
+      for (int k = 0; k < dof; ++k) *mmax = fmax(*mmax, p->A[p->sub_aoff[j] + k * dof + k]);
+    }
+    if (!(*mmax > 0)) *mmax = 1.0;
+  }
+  return SG_OK;
+}
+
+/* ||z_t|| per contact from z = J v + (lambda - lambda_old) / beta (the slack of (12)). */
+static void slack_tangent_norms(canal *c, const sg_problem *p, double beta, double *out) {
+  for (int i = 0; i < p->n_con; ++i) {
+    if (p->kind[i] != SG_CON_CONTACT) { out[i] = 0; continue; }
+    int r0 = p->con_row[i];
+    double z1 = c->jv[r0 + 1] + (c->lam[r0 + 1] - c->lam_old[r0 + 1]) / beta;
+    double z2 = c->jv[r0 + 2] + (c->lam[r0 + 2] - c->lam_old[r0 + 2]) / beta;
+    out[i] = sqrt(z1 * z1 + z2 * z2);
+  }
+}
+
+static sg_err ensure_newton(canal *c, sg_solver *s) {
+  if (c->ns_ready) return SG_OK;
+  if (g_stage_assembly < 0) {
+    if (PetscLogStageRegister("CANAL assembly", &g_stage_assembly) || PetscLogStageRegister("CANAL KSP", &g_stage_ksp))
+      return sg_error_set(SG_ERR_LIB, "CANAL: cannot register log stages");
+  }
+  SG_CHECK(sg_newton_init(&c->ns, s->comm, "canal_", KSPCG, PCBJACOBI, PCICC));
+  c->ns_ready = 1;
+  /* PETSc's default rtol 1e-5 would make every Newton step inexact (linear convergence of the inner
+   * loop); the matrices are small and well preconditioned, so ask for much more unless set. */
+  PetscBool set = PETSC_FALSE, sub = PETSC_FALSE;
+  /* the sub-PC default that sg_newton_init put in the database is read only at the first KSPSetUp:
+   * query it here so that the unused-option check (before the first solve) accepts it */
+  if (PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_type", &sub) ||
+      PetscOptionsHasName(NULL, NULL, "-canal_ksp_rtol", &set))
+    return sg_error_set(SG_ERR_LIB, "CANAL: options database");
+  /* likewise every -canal_sub_* option the user gave (block Jacobi's sub-KSP/PC read them only then) */
+  PetscInt nleft = 0;
+  char **names = NULL, **values = NULL;
+  if (PetscOptionsLeftGet(NULL, &nleft, &names, &values)) return sg_error_set(SG_ERR_LIB, "CANAL: options database");
+  for (PetscInt k = 0; k < nleft; ++k)
+    if (!strncmp(names[k], "canal_sub_", 10)) {
+      char name[256];
+      PetscBool has;
+      snprintf(name, sizeof name, "-%s", names[k]);
+      PetscOptionsHasName(NULL, NULL, name, &has);
+    }
+  PetscOptionsLeftRestore(NULL, &nleft, &names, &values);
+  if (!set && KSPSetTolerances(c->ns.ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT))
+    return sg_error_set(SG_ERR_LIB, "CANAL: KSPSetTolerances failed");
+  return SG_OK;
+}
+
+static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  canal *c = s->data;
+  int rank, size;
+  MPI_Comm_rank(s->comm, &rank);
+  MPI_Comm_size(s->comm, &size);
+  if (size > 1 && !p->has_owners) return sg_error_set(SG_ERR_ARG, "CANAL: a problem on %d ranks needs subsystem owners", size);
+  if (p->n_sub == 0) { info->converged = 1; return SG_OK; }
+  const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  double t0 = MPI_Wtime();
+  SG_CHECK(ensure_work(c, p));
+  SG_CHECK(ensure_newton(c, s));
+  SG_CHECK(sg_newton_setup(&c->ns, p));
+  double mmax = 1.0;
+  SG_CHECK(max_effective_mass(c, p, &mmax));
+  /* beta is a mass (lambda* = -beta J v): beta_rel = 100 times the stiffest constraint's effective
+   * mass makes every AL loop contract the constraint error by about 1/(1 + beta W_ii) <= 1/100, as
+   * the paper's 1e4 does for its 0.1-5 kg bodies, whatever the units of A. */
+  double beta = c->beta0 > 0 ? c->beta0 : c->beta_rel * mmax;
+  const double beta_max = c->beta_max > 0 ? fmax(c->beta_max, beta) : c->beta_max_rel * beta;
+  /* inner stop: relative to the momentum scale max_j ||b_j||, and tight enough for the outer test */
+  double bscale = 0;
+  for (int j = 0; j < p->n_sub; ++j) {
+    double s2 = 0;
+    for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) s2 += p->b[k] * p->b[k];
+    bscale = fmax(bscale, sqrt(s2));
+  }
+  double inner_tol = c->newton_tol * bscale;
+  if (s->tol > 0) inner_tol = fmin(inner_tol, 0.5 * s->tol);
+  inner_tol = fmax(inner_tol, 64 * DBL_EPSILON * bscale); /* what round-off lets r reach */
+  sg_timer_add(SG_PHASE_FACTOR, t0);
+
+  /* warm start (Alg. 1 line 2): vhat^0 = v, u^0 = -lambda, z^0 = J vhat^0 */
+  memcpy(c->v, v, (size_t)nv * sizeof(double));
+  memcpy(c->lam_old, lambda, (size_t)nrow * sizeof(double));
+  sg_problem_apply_J(p, c->v, c->jv);
+  for (int i = 0; i < p->n_con; ++i) {
+    int r0 = p->con_row[i];
+    c->ztn[i] = p->kind[i] == SG_CON_CONTACT ? sqrt(c->jv[r0 + 1] * c->jv[r0 + 1] + c->jv[r0 + 2] * c->jv[r0 + 2]) : 0;
+  }
+  double theta_p = INFINITY, theta_d = INFINITY, al_prev = INFINITY;
+  int it = 0, newton_its = 0, ksp_its = 0;
+  for (;;) {
+    double ti = MPI_Wtime();
+    /* (21): frozen De Saxce term from z^l */
+    for (int i = 0; i < p->n_con; ++i) c->shift[i] = p->kind[i] == SG_CON_CONTACT ? p->mu[i] * c->ztn[i] : 0;
+    int k_newton = 0;
+    for (;;) { /* Alg. 1 lines 6-14 */
+      theta_d = evaluate(c, p, beta);
+      if (!isfinite(theta_d))
+        return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged: non-finite residual in AL loop %d, Newton step %d (beta %g)", it + 1, k_newton, beta);
+      if (theta_d <= inner_tol || k_newton >= c->newton_max_it) break;
+      sg_timer_add(SG_PHASE_ITERATE, ti);
+      /* Newton step (24)-(25) */
+      ti = MPI_Wtime();
+      PetscLogStagePush(g_stage_assembly);
+      sg_err err = sg_newton_assemble(&c->ns, p, c->G);
+      PetscLogStagePop();
+      if (err) return err;
+      for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k];
+      int its = 0;
+      PetscLogStagePush(g_stage_ksp);
+      err = sg_newton_solve(&c->ns, p, c->r, c->d, &its);
+      PetscLogStagePop();
+      if (err) return err;
+      for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k];
+      sg_timer_add(SG_PHASE_FACTOR, ti);
+      ti = MPI_Wtime();
+      ksp_its += its;
+      ++k_newton;
+      ++newton_its;
+      /* exact line search (26) on h along d */
+      ls_ctx lc = {.p = p, .c = c, .beta = beta, .dr0 = 0, .dad = 0};
+      double dr = 0, dnorm = 0, vnorm = 0;
+      apply_A(p, c->d, c->ad);
+      for (int k = 0; k < nv; ++k) {
+        lc.dr0 += c->d[k] * (c->av[k] - p->b[k]);
+        lc.dad += c->d[k] * c->ad[k];
+        dr += c->d[k] * c->r[k];
+        dnorm = fmax(dnorm, fabs(c->d[k]));
+        vnorm = fmax(vnorm, fabs(c->v[k]));
+      }
+      if (!isfinite(dr) || !isfinite(lc.dad))
+        return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged: non-finite Newton direction in AL loop %d (beta %g)", it + 1, beta);
+      if (dr >= 0) break; /* no descent left: r is at round-off level for this H */
+      sg_problem_apply_J(p, c->d, c->jd);
+      double df, lo = 0, hi = 1, alpha;
+      int grow = 0;
+      while (ls_fdf(hi, &df, &lc) < 0) { /* bracket the root of the increasing h' */
+        lo = hi;
+        hi *= 2;
+        if (++grow > 60)
+          return sg_error_set(SG_ERR_NUMERIC, "CANAL: line search found no minimum along the Newton direction (AL loop %d)", it + 1);
+      }
+      SG_CHECK(sg_rtsafe(ls_fdf, &lc, lo, hi, 1e-12, 100, &alpha));
+      if (!isfinite(alpha) || alpha <= 0)
+        return sg_error_set(SG_ERR_NUMERIC, "CANAL: line search failed (step %g, AL loop %d)", alpha, it + 1);
+      for (int k = 0; k < nv; ++k) c->v[k] += alpha * c->d[k];
+      if (alpha * dnorm <= 4 * DBL_EPSILON * vnorm) { /* stagnation: v no longer changes */
+        theta_d = evaluate(c, p, beta);
+        break;
+      }
+    }
+    /* AL update (12): z = J v + (lambda - lambda_old)/beta, u = -lambda; residuals */
+    double al = 0;
+    theta_p = 0;
+    slack_tangent_norms(c, p, beta, c->shift); /* shift no longer needed this loop: reuse for ||z^{l+1}_t|| */
+    for (int i = 0; i < p->n_con; ++i) {
+      int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
+      double s2 = 0;
+      for (int r = 0; r < nr; ++r) {
+        double dz = (c->lam[r0 + r] - c->lam_old[r0 + r]) / beta;
+        s2 += dz * dz;
+      }
+      double gap = sqrt(s2), lag = p->kind[i] == SG_CON_CONTACT ? p->mu[i] * fabs(c->shift[i] - c->ztn[i]) : 0;
+      al = fmax(al, gap);
+      theta_p = fmax(theta_p, gap + lag);
+      c->ztn[i] = c->shift[i]; /* ||z^{l+1}_t|| freezes the next De Saxce term */
+    }
+    memcpy(c->lam_old, c->lam, (size_t)nrow * sizeof(double));
+    sg_timer_add(SG_PHASE_ITERATE, ti);
+    sg_timers.iterations += 1;
+    ++it;
+    if (!isfinite(theta_p))
+      return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged at AL loop %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
+    /* a good AL iterate: hand it to the caller now, so that a later failure leaves this state */
+    memcpy(v, c->v, (size_t)nv * sizeof(double));
+    memcpy(lambda, c->lam, (size_t)nrow * sizeof(double));
+    if (s->monitor && rank == 0)
+      printf("  canal %4d  theta_p %.3e  theta_d %.3e  beta %.3e  newton %d  (total newton %d, ksp %d)\n", it, theta_p,
+             theta_d, beta, k_newton, newton_its, ksp_its);
+    if (theta_p + theta_d < s->tol || p->n_con == 0) { info->converged = 1; break; }
+    if (s->max_it > 0 && it >= s->max_it) break;
+    if (al > c->zeta * al_prev) beta = fmin(c->kappa * beta, beta_max); /* (27) */
+    al_prev = al;
+  }
+  c->newton_total += newton_its;
+  info->iterations = it;
+  info->residual_primal = theta_p;
+  info->residual_dual = theta_d;
+  info->beta = beta;
+  info->refactorizations = newton_its;
+  return SG_OK;
+}
+
+const sg_solver_ops sg_solver_canal_ops = {
+  .name = "canal",
+  .description = "cascaded Newton-based augmented Lagrangian (paper 002 Alg. 1), PETSc Newton systems",
+  .create = canal_create,
+  .set_from_options = canal_set_from_options,
+  .solve = canal_solve,
+  .destroy = canal_destroy,
+};

@@ -1,0 +1,532 @@
+/* NSN: the non-smooth Newton method of paper 001 (Macklin et al.) on the problem of problem.h.
+ *
+ * Mapping to our velocity-level form. The paper's unknowns (u, lambda) are our (vhat, lambda) with
+ * lambda an impulse; the momentum balance g (57) is g = A v - b - J^T lambda, its mass block H is A
+ * (block diagonal SPD, no geometric stiffness), and every constraint function is read directly in
+ * velocity units: C_n := J_n v + e_n (the normal gap velocity, >= 0 _|_ lambda_n >= 0), the friction
+ * velocity D^T qdot := u_t = J_t v + e_t, hard rows like a normal row, soft rows by their linear law
+ * lambda = -k e - c J v. With that reading all h factors of (53)-(60) and (66) drop out: h = 1.
+ *
+ * Residual functions (rows of one constraint i; c = J v + e):
+ *   normal / hard row: phi = phi_FB(c, r lambda) (93), derivatives alpha (wrt c), beta (wrt lambda) (94)-(95);
+ *   friction rows:     phi_f = u_t + W lambda_t (36), W = W_FB (104, with the digest's erratum) of the
+ *                      current iterate, held constant in the derivative (37); guarded: if W_FB is negative
+ *                      or not finite (far outside the disc), the min-map value W_min (105) is used, which
+ *                      is >= 0 and finite when mu lambda_n > 0; so C >= 0 and (59) stays SPD with eps > 0;
+ *                      -nsn_friction min uses W_min (105) throughout. Safeguard (ours, not the paper's):
+ *                      W may drop by at most the factor -nsn_w_decay (default 0.5) per Newton step,
+ *                      W_k = max(W(iterate_k), decay W_{k-1}); at a fixed point W = W(iterate), so the
+ *                      solution is unchanged. Without it, contacts of one rigid body that must slide
+ *                      together (a box on a plane near the friction angle) cycle: the contacts inside
+ *                      their disc get W ~ 0 (stick) and take the whole load, go outside, get a large W
+ *                      while the others stick, and so on (a 2-cycle with theta_p ~ 1e-2 m/s forever);
+ *                      -nsn_w_decay 0 gives the plain lagged W of (37);
+ *   soft row:          phi = c_s (J v) + lambda + k e (the compliant bilateral row (7)-(8): E = 1 / c_s);
+ *   inactive friction (mu lambda_n <= 0, (106) "otherwise"): the rows are taken out of the coupling
+ *                      (paper Sec. 6.1: zeroed rows, identity block) with phi = r lambda_t, so that the
+ *                      Newton step is dlambda_t = -lambda_t.
+ * Newton system (56) with each constraint row divided by its alpha, Schur complement on A (59):
+ *   [J A^{-1} J^T + C + eps I] dlambda = J A^{-1} g - phi / alpha,   C = diag(beta / alpha) (friction: W),
+ *   dv = A^{-1} (J^T dlambda - g) (60),   v += t dv, lambda += t dlambda (61)-(62), t = -nsn_damping.
+ * A row whose alpha vanishes (FB with lambda = 0 and c > 0: a separating contact; soft rows without
+ * damping; inactive friction) has an infinite C: its equation reads beta dlambda_i = -phi_i, so
+ * dlambda_i is known. Such rows are eliminated exactly: their known dlambda_I moves to the right-hand
+ * side (J A^{-1} (g - J_I^T dlambda_I)) and the operator keeps an identity-like row D_ii x_i for them
+ * (sparsity and sizes fixed, as the paper does). Decoupled when alpha < 1e-8 (FB), 1/c_s > 1e8 D_ii (soft),
+ * W > 1e8 r (friction of a contact whose normal impulse tends to 0 while it slides).
+ * eps: the paper's identity shift (Sec. 8.4), absolute, in the units of J A^{-1} J^T (1/kg for a
+ * point mass), option -nsn_eps (default 1e-6 as in the paper); it only changes the step, not the
+ * solution.
+ *
+ * Complementarity preconditioner (66) in velocity units: r_i = [J A^{-1} J^T]_ii of the normal (or
+ * hard) row; for friction the mean of the two tangent diagonals (the isotropic W needs one r).
+ *
+ * Linear solver: KSP under prefix nsn_ (sg_ksp_create), default CR + Jacobi (the PCR of paper Sec. 8.2),
+ * on a MATSHELL y = J A^{-1} J^T x + (C + eps) x with MATOP_GET_DIAGONAL (the Jacobi diagonal
+ * D_ii + C_ii + eps); the A^{-1} block solves use per-subsystem Cholesky factors (la.h). Default KSP
+ * tolerances: rtol 1e-6, max_it 100 per Newton step (hitting the cap is accepted: the inexact step is
+ * still used); any -nsn_ksp_* option overrides them. Distribution: the lambda rows of a constraint
+ * belong to the owner of its first subsystem, and the shell matrix and vectors are distributed with
+ * those rows; MatMult gathers x to every rank (VecScatter to all) and computes J A^{-1} J^T x
+ * replicated, keeping the owned rows, so one product costs O(total problem) on every rank. The
+ * nonlinear part (residuals, W, C, the update) is replicated too: every rank holds the same iterate.
+ *
+ * Stopping: with theta_p = max over constraints of the natural-map residual in velocity units
+ *   normal/hard |min(c, r lambda)|, friction ||r lambda_t - P_{|x| <= r mu lambda_n^+}(r lambda_t - u_t)||,
+ *   soft r |c_s J v + lambda + k e|,
+ * (zero exactly at a solution; the same units as SubADMM's theta_p), and theta_d = max over unknowns
+ * of |(A v - b - J^T lambda)_k| / A_kk (the dynamics residual as a velocity), the solve stops when
+ * theta_p + theta_d < -solver_tol, or after -solver_max_it Newton steps (0: no cap). Reported:
+ * residual_primal = theta_p, residual_dual = theta_d, iterations = Newton steps.
+ * A non-finite residual or step is SG_ERR_NUMERIC; the caller's v and lambda then hold the last
+ * iterate whose residual was finite. -log_view shows the stages "NSN setup", "NSN Newton", "NSN linear". */
+#include <math.h>
+#include <petscksp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/la.h"
+#include "signorini/ncp.h"
+#include "signorini/newton.h"
+#include "signorini/options.h"
+#include "signorini/solver.h"
+#include "signorini/timing.h"
+
+#define NSN_PETSC(call)                                                         \
+  do {                                                                          \
+    if (call) return sg_error_set(SG_ERR_LIB, "NSN: PETSc call failed: %s", #call); \
+  } while (0)
+
+#define NSN_ALPHA_MIN 1e-8 /* FB rows with a smaller alpha are decoupled */
+#define NSN_C_MAX 1e8      /* soft rows with 1/c_s > NSN_C_MAX D_ii, friction rows with W > NSN_C_MAX r are decoupled */
+
+typedef struct {
+  double damping, eps, w_decay;
+  int wmin;              /* -nsn_friction min: W_min (105) instead of W_FB (104) */
+  KSP ksp;
+  /* PETSc objects sized for the current problem */
+  Mat S;
+  Vec x, rhs, x_all;
+  VecScatter to_all;
+  int n_loc, n_glob;
+  /* per problem */
+  const sg_problem *p;
+  int rank, size;
+  double *L;             /* per subsystem: Cholesky factor of A_j */
+  double *D, *r;         /* per row: Delassus diagonal [J A^{-1} J^T]_ii, complementarity scale (66) */
+  double *Cd, *phis;     /* per row: C_ii and phi / alpha (coupled rows) */
+  double *dl;            /* per row: the Newton step in lambda */
+  unsigned char *act;    /* per row: 1 coupled, 0 eliminated (dl known) */
+  double *c, *y, *xp;    /* per row: J v + e, scratch */
+  double *g, *w, *dv;    /* per unknown: A v - b - J^T lambda, scratch, the Newton step in v */
+  double *vv, *ll;       /* the iterate */
+  double *Wprev;         /* per constraint: friction W of the previous Newton step */
+  int cap_con;
+  int *gidx, *loc_row;   /* per row: global index; per owned global row: problem row */
+  int cap_a, cap_row, cap_v, cap_gidx, cap_loc;
+} nsn;
+
+static PetscLogStage g_stage_setup, g_stage_newton, g_stage_linear;
+static int g_stages_registered = 0;
+
+static sg_err nsn_create(sg_solver *s) {
+  nsn *d = sg_calloc(1, sizeof *d, "nsn");
+  if (!d) return SG_ERR_MEM;
+  d->damping = 0.75;
+  d->eps = 1e-6;
+  d->w_decay = 0.5;
+  s->data = d;
+  return SG_OK;
+}
+
+static void free_petsc(nsn *d) {
+  if (d->S) MatDestroy(&d->S);
+  if (d->x) VecDestroy(&d->x);
+  if (d->rhs) VecDestroy(&d->rhs);
+  if (d->x_all) VecDestroy(&d->x_all);
+  if (d->to_all) VecScatterDestroy(&d->to_all);
+  d->n_loc = d->n_glob = -1;
+}
+
+static void nsn_destroy(sg_solver *s) {
+  nsn *d = s->data;
+  if (!d) return;
+  free_petsc(d);
+  if (d->ksp) KSPDestroy(&d->ksp);
+  free(d->L); free(d->D); free(d->r); free(d->Cd); free(d->phis); free(d->dl); free(d->act);
+  free(d->c); free(d->y); free(d->xp); free(d->g); free(d->w); free(d->dv); free(d->vv); free(d->ll);
+  free(d->Wprev);
+  free(d->gidx); free(d->loc_row);
+  free(d);
+  s->data = NULL;
+}
+
+/* The KSP (CR + Jacobi unless the options say otherwise) with NSN's default tolerances. */
+static sg_err make_ksp(sg_solver *s, nsn *d) {
+  if (d->ksp) return SG_OK;
+  SG_CHECK(sg_ksp_create(s->comm, "nsn_", KSPCR, PCJACOBI, NULL, &d->ksp));
+  NSN_PETSC(KSPSetTolerances(d->ksp, 1e-6, PETSC_DEFAULT, PETSC_DEFAULT, 100));
+  NSN_PETSC(KSPSetFromOptions(d->ksp)); /* -nsn_ksp_rtol / -nsn_ksp_max_it override the defaults */
+  return SG_OK;
+}
+
+static sg_err nsn_set_from_options(sg_solver *s) {
+  nsn *d = s->data;
+  SG_CHECK(sg_opt_real("-nsn_damping", d->damping, 1e-3, 1.0, "NSN: constant Newton step fraction t (paper 001 Sec. 8.1)", &d->damping));
+  SG_CHECK(sg_opt_real("-nsn_eps", d->eps, 0.0, 1e30, "NSN: identity shift eps of the Schur system (59) (paper 001 Sec. 8.4), units of J A^{-1} J^T", &d->eps));
+  SG_CHECK(sg_opt_real("-nsn_w_decay", d->w_decay, 0.0, 1.0, "NSN: the friction compliance W may drop by at most this factor per Newton step (0: the plain lagged W of paper 001 (37))", &d->w_decay));
+  char fr[8];
+  SG_CHECK(sg_opt_choice("-nsn_friction", "fb", "fb|min", "NSN: friction compliance W_FB (104) or W_min (105) of paper 001 App. A.2", fr, sizeof fr));
+  d->wmin = !strcmp(fr, "min");
+  return make_ksp(s, d);
+}
+
+/* x = A_j^{-1} y for every subsystem (in place allowed). */
+static void apply_ainv(const nsn *d, const sg_problem *p, const double *y, double *x) {
+  for (int j = 0; j < p->n_sub; ++j) {
+    int off = p->sub_off[j];
+    chol_solve(p->sub_dof[j], d->L + p->sub_aoff[j], y + off, x + off);
+  }
+}
+
+/* y = J A^{-1} J^T x (all rows, problem ordering). Uses d->w. */
+static void apply_delassus(nsn *d, const sg_problem *p, const double *x, double *y) {
+  memset(d->w, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
+  sg_problem_apply_JT_add(p, x, d->w);
+  apply_ainv(d, p, d->w, d->w);
+  sg_problem_apply_J(p, d->w, y);
+}
+
+/* Shell operator of (59): coupled rows J A^{-1} J^T x + (C + eps) x with the eliminated columns
+ * zeroed; eliminated rows D_ii x_i. O(total) per rank (see the header). */
+static PetscErrorCode shell_mult(Mat S, Vec x, Vec y) {
+  nsn *d;
+  const PetscScalar *xa, *xl;
+  PetscScalar *ya;
+  PetscCall(MatShellGetContext(S, &d));
+  const sg_problem *p = d->p;
+  int nrow = sg_problem_n_rows(p);
+  PetscCall(VecScatterBegin(d->to_all, x, d->x_all, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(d->to_all, x, d->x_all, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(d->x_all, &xa));
+  for (int k = 0; k < nrow; ++k) d->xp[k] = d->act[k] ? xa[d->gidx[k]] : 0.0;
+  PetscCall(VecRestoreArrayRead(d->x_all, &xa));
+  apply_delassus(d, p, d->xp, d->y);
+  PetscCall(VecGetArrayRead(x, &xl));
+  PetscCall(VecGetArray(y, &ya));
+  for (int m = 0; m < d->n_loc; ++m) {
+    int k = d->loc_row[m];
+    ya[m] = d->act[k] ? d->y[k] + (d->Cd[k] + d->eps) * xl[m] : d->D[k] * xl[m];
+  }
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xl));
+  return 0;
+}
+
+static PetscErrorCode shell_diag(Mat S, Vec dg) {
+  nsn *d;
+  PetscScalar *a;
+  PetscCall(MatShellGetContext(S, &d));
+  PetscCall(VecGetArray(dg, &a));
+  for (int m = 0; m < d->n_loc; ++m) {
+    int k = d->loc_row[m];
+    a[m] = d->act[k] ? d->D[k] + d->Cd[k] + d->eps : d->D[k];
+  }
+  PetscCall(VecRestoreArray(dg, &a));
+  return 0;
+}
+
+/* Owner rank of constraint i's rows: the owner of its first subsystem. */
+static inline int con_owner(const sg_problem *p, int i) { return sg_newton_owner(p, p->pair_sub[p->con_pair[i]]); }
+
+/* Factors, Delassus diagonal, scales, the global numbering and the PETSc objects of this problem. */
+static sg_err setup(sg_solver *s, nsn *d, const sg_problem *p) {
+  int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p), maxd = 0;
+  for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
+  SG_CHECK(sg_grow((void **)&d->L, &d->cap_a, p->sub_aoff[p->n_sub] + 1, sizeof(double), "NSN factors"));
+  int c;
+#define GROW(ptr, cap, n, what)                                           \
+  c = cap;                                                                \
+  SG_CHECK(sg_grow((void **)&d->ptr, &c, n, sizeof(*d->ptr), what));
+  GROW(D, d->cap_row, nrow + 1, "NSN rows") GROW(r, d->cap_row, nrow + 1, "NSN rows")
+  GROW(Cd, d->cap_row, nrow + 1, "NSN rows") GROW(phis, d->cap_row, nrow + 1, "NSN rows")
+  GROW(dl, d->cap_row, nrow + 1, "NSN rows") GROW(c, d->cap_row, nrow + 1, "NSN rows")
+  GROW(y, d->cap_row, nrow + 1, "NSN rows") GROW(xp, d->cap_row, nrow + 1, "NSN rows")
+  GROW(ll, d->cap_row, nrow + 1, "NSN rows") GROW(act, d->cap_row, nrow + 1, "NSN rows")
+  d->cap_row = c;
+  GROW(g, d->cap_v, nv + maxd + 1, "NSN unknowns") GROW(w, d->cap_v, nv + maxd + 1, "NSN unknowns")
+  GROW(dv, d->cap_v, nv + maxd + 1, "NSN unknowns") GROW(vv, d->cap_v, nv + maxd + 1, "NSN unknowns")
+  d->cap_v = c;
+#undef GROW
+  SG_CHECK(sg_grow((void **)&d->Wprev, &d->cap_con, p->n_con + 1, sizeof(double), "NSN friction"));
+  memset(d->Wprev, 0, (size_t)(p->n_con + 1) * sizeof(double));
+  SG_CHECK(sg_grow((void **)&d->gidx, &d->cap_gidx, nrow + 1, sizeof(int), "NSN numbering"));
+  SG_CHECK(sg_grow((void **)&d->loc_row, &d->cap_loc, nrow + 1, sizeof(int), "NSN numbering"));
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], off = p->sub_aoff[j];
+    if (chol_factor(dof, p->A + off, d->L + off))
+      return sg_error_set(SG_ERR_NUMERIC, "NSN: A_j of subsystem %lld is not positive definite", (long long)p->sub_gid[j]);
+  }
+  /* D_ii = sum_j J_ij[r,:] A_j^{-1} J_ij[r,:]^T; d->g is scratch (dof entries) */
+  memset(d->D, 0, (size_t)nrow * sizeof(double));
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]), r0 = p->con_row[i];
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      int j = p->pair_sub[q], dof = p->sub_dof[j];
+      const double *J = p->J + p->pair_joff[q];
+      for (int r = 0; r < rows; ++r) {
+        chol_solve(dof, d->L + p->sub_aoff[j], J + r * dof, d->g);
+        double acc = 0;
+        for (int k = 0; k < dof; ++k) acc += J[r * dof + k] * d->g[k];
+        d->D[r0 + r] += acc;
+      }
+    }
+    for (int r = 0; r < rows; ++r)
+      if (!(d->D[r0 + r] > 0))
+        return sg_error_set(SG_ERR_NUMERIC, "NSN: constraint %d has a zero Delassus diagonal (empty Jacobian row)", i);
+    /* complementarity scale (66), velocity units */
+    d->r[r0] = d->D[r0];
+    if (rows == 3) d->r[r0 + 1] = d->r[r0 + 2] = 0.5 * (d->D[r0 + 1] + d->D[r0 + 2]);
+  }
+  /* global numbering: rows grouped by owner rank, problem order within a rank */
+  free_petsc(d);
+  int row = 0;
+  d->n_loc = 0;
+  for (int rk = 0; rk < d->size; ++rk)
+    for (int i = 0; i < p->n_con; ++i) {
+      if (con_owner(p, i) != rk) continue;
+      for (int k = p->con_row[i]; k < p->con_row[i + 1]; ++k) {
+        if (rk == d->rank) d->loc_row[d->n_loc++] = k;
+        d->gidx[k] = row++;
+      }
+    }
+  /* PETSc objects (recreated per problem: the contact set changes every step); KSPReset lets the
+   * KSP take operators of a new size and keeps its type, PC type and tolerances */
+  NSN_PETSC(KSPReset(d->ksp));
+  d->n_glob = nrow;
+  NSN_PETSC(MatCreateShell(s->comm, d->n_loc, d->n_loc, nrow, nrow, d, &d->S));
+  NSN_PETSC(MatShellSetOperation(d->S, MATOP_MULT, (void (*)(void))shell_mult));
+  NSN_PETSC(MatShellSetOperation(d->S, MATOP_GET_DIAGONAL, (void (*)(void))shell_diag));
+  NSN_PETSC(MatSetOption(d->S, MAT_SYMMETRIC, PETSC_TRUE));
+  NSN_PETSC(MatCreateVecs(d->S, &d->x, &d->rhs));
+  NSN_PETSC(VecScatterCreateToAll(d->x, &d->to_all, &d->x_all));
+  return SG_OK;
+}
+
+/* c = J v + e, g = A v - b - J^T lambda. */
+static void evaluate(nsn *d, const sg_problem *p) {
+  int nrow = sg_problem_n_rows(p);
+  sg_problem_apply_J(p, d->vv, d->c);
+  for (int k = 0; k < nrow; ++k) d->c[k] += p->e[k];
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], off = p->sub_off[j];
+    const double *A = p->A + p->sub_aoff[j];
+    for (int a = 0; a < dof; ++a) {
+      double acc = -p->b[off + a];
+      for (int b = 0; b < dof; ++b) acc += A[a * dof + b] * d->vv[off + b];
+      d->g[off + a] = acc;
+    }
+  }
+  for (int k = 0; k < nrow; ++k) d->xp[k] = -d->ll[k];
+  sg_problem_apply_JT_add(p, d->xp, d->g);
+}
+
+/* theta_p (natural-map residuals, velocity units), theta_d (see the header), and theta_f, the
+ * friction part of theta_p (for the monitor). */
+static void residuals(const nsn *d, const sg_problem *p, double *theta_p, double *theta_d, double *theta_f) {
+  double tp = 0, td = 0, tf = 0;
+  for (int i = 0; i < p->n_con; ++i) {
+    int k = p->con_row[i];
+    const double *c = d->c + k, *l = d->ll + k, *r = d->r + k;
+    double res;
+    switch (p->kind[i]) {
+      case SG_CON_SOFT:
+        res = r[0] * fabs(p->damp[i] * (c[0] - p->e[k]) + l[0] + p->stiff[i] * p->e[k]);
+        break;
+      case SG_CON_HARD:
+        res = fabs(fmin(c[0], r[0] * l[0]));
+        break;
+      default: {
+        res = fabs(fmin(c[0], r[0] * l[0]));
+        double rad = r[1] * p->mu[i] * fmax(l[0], 0.0), z[2] = {r[1] * l[1] - c[1], r[1] * l[2] - c[2]};
+        double zn = sqrt(z[0] * z[0] + z[1] * z[1]);
+        if (zn > rad) { double sc = zn > 0 ? rad / zn : 0; z[0] *= sc; z[1] *= sc; }
+        double e0 = r[1] * l[1] - z[0], e1 = r[1] * l[2] - z[1];
+        tf = fmax(tf, sqrt(e0 * e0 + e1 * e1));
+        res = fmax(res, sqrt(e0 * e0 + e1 * e1));
+      }
+    }
+    if (!(res <= tp)) tp = res; /* NaN propagates */
+  }
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], off = p->sub_off[j];
+    const double *A = p->A + p->sub_aoff[j];
+    for (int a = 0; a < dof; ++a) {
+      double res = fabs(d->g[off + a]) / A[a * dof + a];
+      if (!(res <= td)) td = res;
+    }
+  }
+  *theta_p = tp;
+  *theta_d = td;
+  *theta_f = tf;
+}
+
+/* C, phi / alpha and the activity of every row at the current iterate; dl of eliminated rows. */
+static void linearize(nsn *d, const sg_problem *p) {
+  for (int i = 0; i < p->n_con; ++i) {
+    int k = p->con_row[i];
+    const double *c = d->c + k, *l = d->ll + k, *r = d->r + k;
+    double alpha, beta, phi;
+    switch (p->kind[i]) {
+      case SG_CON_SOFT: { /* phi = c_s J v + lambda + k e: alpha = c_s, beta = 1 */
+        double cs = p->damp[i];
+        phi = cs * (c[0] - p->e[k]) + l[0] + p->stiff[i] * p->e[k];
+        if (cs > 0 && 1.0 / cs <= NSN_C_MAX * d->D[k]) {
+          d->act[k] = 1; d->Cd[k] = 1.0 / cs; d->phis[k] = phi / cs;
+        } else {
+          d->act[k] = 0; d->dl[k] = -phi;
+        }
+        break;
+      }
+      default: /* hard, and the normal row of a contact: FB (93)-(95) */
+        phi = sg_fb(c[0], l[0], r[0], &alpha, &beta);
+        if (alpha >= NSN_ALPHA_MIN) {
+          d->act[k] = 1; d->Cd[k] = beta / alpha; d->phis[k] = phi / alpha;
+        } else {
+          d->act[k] = 0; d->dl[k] = -phi / beta; /* beta = r (1 - r lambda / R) -> r as alpha -> 0 */
+        }
+        if (p->kind[i] == SG_CON_HARD) break;
+        double mul = p->mu[i] * l[0], rt = r[1];
+        if (!(mul > 0)) { /* inactive friction (106): phi = r lambda_t, dl = -lambda_t */
+          d->Wprev[i] = 0;
+          d->act[k + 1] = d->act[k + 2] = 0;
+          d->dl[k + 1] = -l[1];
+          d->dl[k + 2] = -l[2];
+          break;
+        }
+        double v = sqrt(c[1] * c[1] + c[2] * c[2]), lt = sqrt(l[1] * l[1] + l[2] * l[2]);
+        double W = d->wmin ? sg_friction_w_min(v, mul, lt, rt) : sg_friction_w_fb(v, mul, lt, rt);
+        if (!(W >= 0) || !isfinite(W)) W = sg_friction_w_min(v, mul, lt, rt); /* guard: C >= 0 */
+        /* W may drop by at most the factor -nsn_w_decay per Newton step (see the header) */
+        if (W < d->w_decay * d->Wprev[i]) W = d->w_decay * d->Wprev[i];
+        d->Wprev[i] = fmin(W, NSN_C_MAX * rt);
+        if (W > NSN_C_MAX * rt) { /* almost no friction possible (mu lambda_n -> 0 while sliding): the
+                                     row W lambda_t + u_t = 0 alone gives dl = -(lambda_t + u_t / W) */
+          for (int t = 1; t < 3; ++t) {
+            d->act[k + t] = 0;
+            d->dl[k + t] = -(l[t] + c[t] / W);
+          }
+          break;
+        }
+        for (int t = 1; t < 3; ++t) {
+          d->act[k + t] = 1;
+          d->Cd[k + t] = W;                 /* (37): dphi_f / dlambda_t = W, held constant */
+          d->phis[k + t] = c[t] + W * l[t]; /* (36), alpha = 1 */
+        }
+    }
+  }
+}
+
+/* One Newton step: (59) by the KSP, then (60). Returns the KSP iterations. */
+static sg_err newton_step(nsn *d, const sg_problem *p, int *its) {
+  int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  /* right-hand side: J A^{-1} (g - J_I^T dl_I) - phi / alpha on coupled rows, D_ii dl_i on eliminated rows */
+  memcpy(d->w, d->g, (size_t)nv * sizeof(double));
+  for (int k = 0; k < nrow; ++k) d->xp[k] = d->act[k] ? 0.0 : -d->dl[k];
+  sg_problem_apply_JT_add(p, d->xp, d->w);
+  apply_ainv(d, p, d->w, d->w);
+  sg_problem_apply_J(p, d->w, d->y);
+  PetscScalar *a;
+  NSN_PETSC(VecGetArray(d->rhs, &a));
+  for (int m = 0; m < d->n_loc; ++m) {
+    int k = d->loc_row[m];
+    a[m] = d->act[k] ? d->y[k] - d->phis[k] : d->D[k] * d->dl[k];
+  }
+  NSN_PETSC(VecRestoreArray(d->rhs, &a));
+  /* C changed: a new assembly state makes the Jacobi PC fetch the new diagonal */
+  NSN_PETSC(MatAssemblyBegin(d->S, MAT_FINAL_ASSEMBLY));
+  NSN_PETSC(MatAssemblyEnd(d->S, MAT_FINAL_ASSEMBLY));
+  NSN_PETSC(KSPSetOperators(d->ksp, d->S, d->S));
+  NSN_PETSC(PetscLogStagePush(g_stage_linear));
+  PetscErrorCode perr = KSPSolve(d->ksp, d->rhs, d->x);
+  PetscLogStagePop();
+  NSN_PETSC(perr);
+  KSPConvergedReason reason;
+  PetscInt n = 0;
+  NSN_PETSC(KSPGetConvergedReason(d->ksp, &reason));
+  NSN_PETSC(KSPGetIterationNumber(d->ksp, &n));
+  *its = (int)n;
+  if (reason < 0 && reason != KSP_DIVERGED_ITS)
+    return sg_error_set(SG_ERR_NUMERIC, "NSN: linear solver (-nsn_ksp_type) failed: %s after %d iterations",
+                        KSPConvergedReasons[reason], (int)n);
+  NSN_PETSC(VecScatterBegin(d->to_all, d->x, d->x_all, INSERT_VALUES, SCATTER_FORWARD));
+  NSN_PETSC(VecScatterEnd(d->to_all, d->x, d->x_all, INSERT_VALUES, SCATTER_FORWARD));
+  const PetscScalar *xa;
+  NSN_PETSC(VecGetArrayRead(d->x_all, &xa));
+  for (int k = 0; k < nrow; ++k)
+    if (d->act[k]) d->dl[k] = xa[d->gidx[k]]; /* eliminated rows keep their exact dl */
+  NSN_PETSC(VecRestoreArrayRead(d->x_all, &xa));
+  /* (60): dv = A^{-1} (J^T dl - g) */
+  for (int k = 0; k < nv; ++k) d->dv[k] = -d->g[k];
+  sg_problem_apply_JT_add(p, d->dl, d->dv);
+  apply_ainv(d, p, d->dv, d->dv);
+  return SG_OK;
+}
+
+static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  nsn *d = s->data;
+  MPI_Comm_rank(s->comm, &d->rank);
+  MPI_Comm_size(s->comm, &d->size);
+  if (p->n_sub == 0) { info->converged = 1; return SG_OK; }
+  if (!g_stages_registered) {
+    NSN_PETSC(PetscLogStageRegister("NSN setup", &g_stage_setup));
+    NSN_PETSC(PetscLogStageRegister("NSN Newton", &g_stage_newton));
+    NSN_PETSC(PetscLogStageRegister("NSN linear", &g_stage_linear));
+    g_stages_registered = 1;
+  }
+  SG_CHECK(make_ksp(s, d));
+  int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  double t0 = MPI_Wtime();
+  d->p = p;
+  NSN_PETSC(PetscLogStagePush(g_stage_setup));
+  sg_err err = setup(s, d, p);
+  PetscLogStagePop();
+  SG_CHECK(err);
+  sg_timer_add(SG_PHASE_FACTOR, t0);
+  info->refactorizations = 1;
+  if (nrow == 0) { /* free motion: v = A^{-1} b */
+    apply_ainv(d, p, p->b, v);
+    info->converged = 1;
+    return SG_OK;
+  }
+  memcpy(d->vv, v, (size_t)nv * sizeof(double));
+  memcpy(d->ll, lambda, (size_t)nrow * sizeof(double));
+  const double t = d->damping;
+  double theta_p = INFINITY, theta_d = INFINITY, theta_f = INFINITY;
+  int it = 0, lin_total = 0;
+  NSN_PETSC(PetscLogStagePush(g_stage_newton));
+  for (;;) {
+    double ti = MPI_Wtime();
+    evaluate(d, p);
+    residuals(d, p, &theta_p, &theta_d, &theta_f);
+    if (!isfinite(theta_p) || !isfinite(theta_d)) {
+      err = sg_error_set(SG_ERR_NUMERIC, "NSN diverged at Newton step %d (theta_p %g, theta_d %g); v and lambda kept at the last finite iterate",
+                         it, theta_p, theta_d);
+      break;
+    }
+    memcpy(v, d->vv, (size_t)nv * sizeof(double)); /* the last good state */
+    memcpy(lambda, d->ll, (size_t)nrow * sizeof(double));
+    if (s->monitor && d->rank == 0)
+      printf("  nsn %4d  theta_p %.3e (friction %.3e)  theta_d %.3e  linear %d\n", it, theta_p, theta_f, theta_d, lin_total);
+    if (theta_p + theta_d < s->tol) { info->converged = 1; break; }
+    if (s->max_it > 0 && it >= s->max_it) break;
+    linearize(d, p);
+    sg_timer_add(SG_PHASE_ITERATE, ti);
+    int its = 0;
+    err = newton_step(d, p, &its);
+    if (err) break;
+    ti = MPI_Wtime();
+    lin_total += its;
+    for (int k = 0; k < nv; ++k) d->vv[k] += t * d->dv[k];    /* (62) */
+    for (int k = 0; k < nrow; ++k) d->ll[k] += t * d->dl[k];  /* (61) */
+    sg_timer_add(SG_PHASE_ITERATE, ti);
+    sg_timers.iterations += 1;
+    ++it;
+  }
+  PetscLogStagePop();
+  info->iterations = it;
+  info->residual_primal = theta_p;
+  info->residual_dual = theta_d;
+  if (s->monitor && d->rank == 0)
+    printf("  nsn: %d Newton steps, %d linear iterations, theta_p + theta_d %.3e\n", it, lin_total, theta_p + theta_d);
+  return err;
+}
+
+const sg_solver_ops sg_solver_nsn_ops = {
+  .name = "nsn",
+  .description = "non-smooth Newton with Fischer-Burmeister and smooth friction, Schur complement by PCR (paper 001)",
+  .create = nsn_create,
+  .set_from_options = nsn_set_from_options,
+  .solve = nsn_solve,
+  .destroy = nsn_destroy,
+};

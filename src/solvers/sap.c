@@ -1,0 +1,477 @@
+/* SAP, the Semi-Analytic Primal solver of paper 000 (Castro, Permenter, Han), Alg. 2, on the problem
+ * of problem.h:  A vhat = b + J^T lambda,  constraints hard / soft / contact.
+ *
+ * Model. SAP replaces the hard contact problem by the convex, regularized one (19)-(24):
+ *   v* = A^{-1} b                                    free motion (13)-(14), per-block Cholesky;
+ *   min_v l_p(v) = 1/2 ||v - v*||_A^2 + sum_i l_i(J_i v)                            (24)
+ * with, per contact i (R_i = diag(Rn, Rt, Rt) > 0),
+ *   y_i = -R_i^{-1} (v_c,i - vhat_c,i),  gamma_i = P_F(y_i) (projection in the R norm)  (23)
+ *   l_i = 1/2 ||gamma_i||_R^2,  d l_i / d v_c = -gamma_i,  G_i = -d gamma_i / d v_c >= 0.
+ * Row ordering: the paper orders a contact (t1, t2, n); ours is (n, t1, t2), so every formula below
+ * is the paper's with the normal moved first. The normal gap velocity of our problem is J_n v + e_n,
+ * so the paper's bias is vhat_c = (-e_n, 0, 0): gamma_n > 0 pushes J_n v towards -e_n - Rn gamma_n,
+ * and R -> 0 gives back J_n v + e_n >= 0, gamma_n >= 0, complementarity. With a dissipation time
+ * scale tau_d (paper (2)) the bias is vhat_n = -phi0 / (dt + tau_d) = -e_n dt / (dt + tau_d).
+ * NOTE: the R -> 0 limit of (19) is the convex (Anitescu) relaxation of Coulomb friction: a sliding
+ * contact separates at J_n v + e_n = mu ||J_t v||. It equals our problem's solution whenever every
+ * contact sticks, separates, or mu = 0 (see tests/unit/test_sap_agreement.c).
+ *
+ * Regularization, near-rigid parameters (29)-(30): w_i = ||W_ii||_F / rows (the RMS norm of the
+ * Delassus diagonal block W_ii = sum_j J_ij A_j^{-1} J_ij^T, computed per constraint from A_j's
+ * Cholesky factor, O(n)),
+ *   Rn = max(beta^2 / (4 pi^2) w_i, 1 / (dt k (dt + tau_d)))   (29)  (second term only with -sap_stiffness k)
+ *   Rt = sigma w_i                                              (30)
+ * Options: -sap_beta (1), -sap_sigma (1e-3), -sap_stiffness k (0: near-rigid term alone),
+ * -sap_dissipation tau_d (0), -sap_dt (the time step these refer to: default the -dt option).
+ *
+ * Other constraint kinds. Hard rows: the frictionless one-row contact, gamma = max(0, y) in the R
+ * norm (a scalar), with R = Rn as above. Soft rows, lambda = -k e - c J v, are linear: they enter the
+ * cost as the quadratic k e (J v) + c/2 (J v)^2 (the potential of (4)), gradient -J^T lambda,
+ * constant Hessian G = c.
+ *
+ * Newton (Alg. 2): grad = A (v - v*) - J^T gamma(v) (the momentum residual), H = A + J^T G J
+ * (SPD, assembled and solved in parallel by newton_petsc.c: -sap_ksp_type / -sap_pc_type, default CG
+ * with block Jacobi / ICC), dv = -H^{-1} grad. Exact line search: the unique root of
+ *   dl/dalpha = dp^T (v + alpha dv - v*) - dv_c^T gamma(v_c + alpha dv_c),  dp = A dv, dv_c = J dv,
+ *   d2l/dalpha2 = dv^T dp + dv_c^T G(alpha) dv_c,
+ * (O(n_v + n_c) per evaluation) found by sg_rtsafe on a bracket [0, alpha_hi] grown by doubling.
+ *
+ * Stopping (25)-(26), D = diag(A)^{-1/2}:
+ *   ||D grad|| < eps_a + eps_r max(||D A v||, ||D J^T gamma||),  eps_a = 1e-16,
+ * with eps_r = -solver_tol (the relative tolerance; SAP has no separate -sap_rel_tol). -solver_max_it
+ * caps the Newton iterations (0: no cap). The solve also stops (converged = 0, no error) at the
+ * round-off floor: when dl/dalpha(0) >= 0 in floating point, or when l_p has not decreased by more
+ * than 8 ulps for three iterations running (the floor of e_m is about 1e-16 / min_i(R_i / w_i):
+ * ~1e-14 with the defaults, ~1e-9 with tiny beta / sigma).
+ * Reported: iterations = Newton iterations; residual_primal = e_m of (32), the ratio
+ * ||D grad|| / max(||D A v||, ||D J^T gamma||) compared with eps_r; residual_dual = ||D grad||
+ * itself (units sqrt(kg) m/s). beta = 0 and refactorizations = number of H assemblies.
+ *
+ * Warm start: the given v (v* if it is not finite); the given lambda is not used. Output: v and
+ * lambda = gamma(v) (impulses; soft rows -k e - c J v). On NaN or a line search failure the result is
+ * SG_ERR_NUMERIC and v / lambda hold the last iterate whose gradient was finite.
+ * Parallel: every rank does the same (replicated, deterministic) nonlinear work on the replicated
+ * problem; only H's assembly and the KSP are distributed (rows by p->sub_owner); the KSP solution is
+ * scattered to every rank, so all ranks take identical steps.
+ * PETSc log stages "SAP assembly" and "SAP KSP" show up in -log_view. */
+#include <float.h>
+#include <math.h>
+#include <petscksp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/la.h"
+#include "signorini/newton.h"
+#include "signorini/options.h"
+#include "signorini/sap.h"
+#include "signorini/solver.h"
+#include "signorini/timing.h"
+
+typedef struct {
+  double beta, sigma, stiffness, dissipation, dt;
+  int ns_ready;
+  sg_newton_sys ns;
+  double *L;                          /* per subsystem: Cholesky factor of A_j */
+  double *vstar, *vk, *grad, *dv, *dp, *dscale, *jtg, *tmp; /* n_v */
+  double *vc, *dvc, *gam;             /* n_rows */
+  double *G;                          /* SG_NEWTON_GSTRIDE per constraint */
+  double *Rn, *Rt, *vhat;             /* per constraint */
+  int cap_a, cap_v, cap_r, cap_c, cap_g;
+} sap;
+
+static PetscLogStage g_stage_asm = -1, g_stage_ksp = -1;
+
+/* ---------------------------------------------------------------- per-contact pieces */
+
+int sg_sap_contact(double mu, double Rn, double Rt, double vhat_n, const double *vc, double *gamma,
+                   double *G, double *cost) {
+  /* (23): y = -R^{-1} (vc - vhat_c), our order (n, t1, t2) */
+  double yn = -(vc[0] - vhat_n) / Rn, y1 = -vc[1] / Rt, y2 = -vc[2] / Rt;
+  double yr = sqrt(y1 * y1 + y2 * y2);
+  double muhat = mu * Rt / Rn, mut2 = mu * muhat; /* muhat = mu Rt/Rn, mu~^2 = mu^2 Rt/Rn */
+  int region;
+  if (G) memset(G, 0, 9 * sizeof(double));
+  if (yr <= mu * yn) { /* stiction: y inside F, gamma = y, G = R^{-1} */
+    region = SG_SAP_STICK;
+    gamma[0] = yn; gamma[1] = y1; gamma[2] = y2;
+    if (G) { G[0] = 1.0 / Rn; G[4] = G[8] = 1.0 / Rt; }
+  } else if (yn <= -muhat * yr) { /* no contact: y in the polar cone (in the R metric) */
+    region = SG_SAP_NONE;
+    gamma[0] = gamma[1] = gamma[2] = 0.0;
+  } else { /* sliding: projection onto the cone's surface */
+    region = SG_SAP_SLIDE;
+    double c = 1.0 / (1.0 + mut2), gn = (yn + muhat * yr) * c;
+    double t1 = yr > 0 ? y1 / yr : 0.0, t2 = yr > 0 ? y2 / yr : 0.0;
+    gamma[0] = gn; gamma[1] = mu * gn * t1; gamma[2] = mu * gn * t2;
+    if (G) {
+      /* G = (d gamma / d y) R^{-1}: d gn/dy = c (1, muhat t), d gt/dy = mu (t d gn/dy + gn Pperp / yr) */
+      double t[2] = {t1, t2}, pp = yr > 0 ? gn / yr : 0.0;
+      G[0] = c / Rn;
+      for (int a = 0; a < 2; ++a) {
+        G[1 + a] = G[3 * (1 + a)] = mu * c * t[a] / Rn; /* = c muhat t / Rt */
+        for (int b = 0; b < 2; ++b) {
+          double P = t[a] * t[b], Pperp = (a == b ? 1.0 : 0.0) - P;
+          G[3 * (1 + a) + 1 + b] = mu * (c * muhat * P + pp * Pperp) / Rt;
+        }
+      }
+    }
+  }
+  if (cost) *cost = 0.5 * (Rn * gamma[0] * gamma[0] + Rt * (gamma[1] * gamma[1] + gamma[2] * gamma[2]));
+  return region;
+}
+
+int sg_sap_hard(double R, double vhat, double vc, double *gamma, double *G, double *cost) {
+  double y = (vhat - vc) / R;
+  int on = y > 0;
+  *gamma = on ? y : 0.0;
+  if (G) *G = on ? 1.0 / R : 0.0;
+  if (cost) *cost = 0.5 * R * *gamma * *gamma;
+  return on ? SG_SAP_STICK : SG_SAP_NONE;
+}
+
+/* ---------------------------------------------------------------- solver object */
+
+static sg_err sap_create(sg_solver *s) {
+  sap *d = sg_calloc(1, sizeof *d, "sap");
+  if (!d) return SG_ERR_MEM;
+  d->beta = 1.0;
+  d->sigma = 1e-3;
+  s->data = d;
+  return SG_OK;
+}
+
+static sg_err sap_set_from_options(sg_solver *s) {
+  sap *d = s->data;
+  SG_CHECK(sg_opt_real("-sap_beta", d->beta, 1e-12, 1e6, "near-rigid normal parameter beta of (29): Rn = beta^2/(4 pi^2) w", &d->beta));
+  SG_CHECK(sg_opt_real("-sap_sigma", d->sigma, 1e-16, 1e6, "tangential regularization sigma of (30): Rt = sigma w", &d->sigma));
+  SG_CHECK(sg_opt_real("-sap_stiffness", 0.0, 0.0, 1e30, "contact stiffness k of (2), (29) (N/m; 0: near-rigid term alone)", &d->stiffness));
+  SG_CHECK(sg_opt_real("-sap_dissipation", 0.0, 0.0, 1e30, "dissipation time scale tau_d of (2) (s)", &d->dissipation));
+  PetscReal dt_opt = 0;
+  PetscBool has_dt = PETSC_FALSE;
+  if (PetscOptionsGetReal(NULL, NULL, "-dt", &dt_opt, &has_dt)) has_dt = PETSC_FALSE;
+  SG_CHECK(sg_opt_real("-sap_dt", has_dt ? (double)dt_opt : 0.0, 0.0, 1e3,
+                       "time step that -sap_stiffness / -sap_dissipation refer to (default: -dt)", &d->dt));
+  if ((d->stiffness > 0 || d->dissipation > 0) && !(d->dt > 0))
+    return sg_error_set(SG_ERR_ARG, "-sap_stiffness / -sap_dissipation need the time step: give -sap_dt (or -dt)");
+  /* the KSP reads its -sap_ksp_* / -sap_pc_* options now, before the unknown-option check */
+  if (!d->ns_ready) {
+    SG_CHECK(sg_newton_init(&d->ns, s->comm, "sap_", KSPCG, PCBJACOBI, PCICC));
+    d->ns_ready = 1;
+  }
+  return SG_OK;
+}
+
+static void sap_destroy(sg_solver *s) {
+  sap *d = s->data;
+  if (!d) return;
+  if (d->ns_ready) sg_newton_destroy(&d->ns);
+  free(d->L); free(d->vstar); free(d->vk); free(d->grad); free(d->dv); free(d->dp); free(d->dscale);
+  free(d->jtg); free(d->tmp); free(d->vc); free(d->dvc); free(d->gam); free(d->G); free(d->Rn);
+  free(d->Rt); free(d->vhat);
+  free(d);
+  s->data = NULL;
+}
+
+static sg_err ensure_work(sap *d, const sg_problem *p) {
+  int na = p->sub_aoff[p->n_sub], nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p), nc = p->n_con;
+  int c;
+  SG_CHECK(sg_grow((void **)&d->L, &d->cap_a, na + 1, sizeof(double), "SAP factors"));
+  double **vs[] = {&d->vstar, &d->vk, &d->grad, &d->dv, &d->dp, &d->dscale, &d->jtg, &d->tmp};
+  int cv = d->cap_v;
+  for (size_t k = 0; k < sizeof vs / sizeof vs[0]; ++k) {
+    c = d->cap_v;
+    SG_CHECK(sg_grow((void **)vs[k], &c, nv + 1, sizeof(double), "SAP vectors"));
+    cv = c;
+  }
+  d->cap_v = cv;
+  double **rs[] = {&d->vc, &d->dvc, &d->gam};
+  int cr = d->cap_r;
+  for (size_t k = 0; k < sizeof rs / sizeof rs[0]; ++k) {
+    c = d->cap_r;
+    SG_CHECK(sg_grow((void **)rs[k], &c, nr + 1, sizeof(double), "SAP row vectors"));
+    cr = c;
+  }
+  d->cap_r = cr;
+  double **cs[] = {&d->Rn, &d->Rt, &d->vhat};
+  int cc = d->cap_c;
+  for (size_t k = 0; k < sizeof cs / sizeof cs[0]; ++k) {
+    c = d->cap_c;
+    SG_CHECK(sg_grow((void **)cs[k], &c, nc + 1, sizeof(double), "SAP parameters"));
+    cc = c;
+  }
+  d->cap_c = cc;
+  SG_CHECK(sg_grow((void **)&d->G, &d->cap_g, SG_NEWTON_GSTRIDE * nc + 1, sizeof(double), "SAP Hessian blocks"));
+  return SG_OK;
+}
+
+/* Cholesky factors of A_j, v* = A^{-1} b (13)-(14), D = diag(A)^{-1/2} (25), and per constraint the
+ * regularization (29)-(30) from w_i = ||W_ii||_F / rows and the bias vhat. */
+static sg_err setup(sap *d, const sg_problem *p) {
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], off = p->sub_aoff[j], vo = p->sub_off[j];
+    if (chol_factor(dof, p->A + off, d->L + off))
+      return sg_error_set(SG_ERR_NUMERIC, "SAP: A_j of subsystem %lld is not positive definite", (long long)p->sub_gid[j]);
+    chol_solve(dof, d->L + off, p->b + vo, d->vstar + vo);
+    for (int k = 0; k < dof; ++k) d->dscale[vo + k] = 1.0 / sqrt(p->A[off + k * dof + k]);
+  }
+  const double two_pi = 6.283185307179586476925, near = d->beta * d->beta / (two_pi * two_pi);
+  const double soft_R = d->stiffness > 0 ? 1.0 / (d->dt * d->stiffness * (d->dt + d->dissipation)) : 0.0;
+  const double bias = d->dissipation > 0 ? d->dt / (d->dt + d->dissipation) : 1.0;
+  for (int i = 0; i < p->n_con; ++i) {
+    int rows = sg_con_rows(p->kind[i]);
+    if (p->kind[i] == SG_CON_SOFT) { d->Rn[i] = d->Rt[i] = 1.0; d->vhat[i] = 0; continue; }
+    double W[9] = {0};
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      int j = p->pair_sub[q], dof = p->sub_dof[j];
+      const double *J = p->J + p->pair_joff[q], *L = d->L + p->sub_aoff[j];
+      for (int r = 0; r < rows; ++r) {
+        chol_solve(dof, L, J + r * dof, d->tmp); /* A_j^{-1} J_ij[r,:]^T */
+        for (int c = 0; c < rows; ++c) {
+          double acc = 0;
+          for (int k = 0; k < dof; ++k) acc += J[c * dof + k] * d->tmp[k];
+          W[c * rows + r] += acc;
+        }
+      }
+    }
+    double f = 0;
+    for (int k = 0; k < rows * rows; ++k) f += W[k] * W[k];
+    double w = sqrt(f) / rows;
+    if (!(w > 0))
+      return sg_error_set(SG_ERR_NUMERIC, "SAP: constraint %d has a zero Delassus block (empty Jacobian)", i);
+    d->Rn[i] = fmax(near * w, soft_R); /* (29) */
+    d->Rt[i] = d->sigma * w;           /* (30) */
+    d->vhat[i] = -p->e[p->con_row[i]] * bias;
+  }
+  return SG_OK;
+}
+
+/* gamma(vc) (and G when wanted) for every constraint; returns the sum of the constraint costs. */
+static double eval_constraints(const sap *d, const sg_problem *p, const double *vc, double *gam, double *G) {
+  double total = 0;
+  for (int i = 0; i < p->n_con; ++i) {
+    int r0 = p->con_row[i];
+    double cost = 0, *Gi = G ? G + SG_NEWTON_GSTRIDE * i : NULL;
+    switch (p->kind[i]) {
+      case SG_CON_CONTACT:
+        sg_sap_contact(p->mu[i], d->Rn[i], d->Rt[i], d->vhat[i], vc + r0, gam + r0, Gi, &cost);
+        break;
+      case SG_CON_HARD:
+        sg_sap_hard(d->Rn[i], d->vhat[i], vc[r0], gam + r0, Gi, &cost);
+        break;
+      default: { /* soft (4): lambda = -k e - c J v, potential k e (J v) + c/2 (J v)^2 */
+        double k = p->stiff[i], c = p->damp[i], e = p->e[r0], x = vc[r0];
+        gam[r0] = -k * e - c * x;
+        if (Gi) Gi[0] = c;
+        cost = k * e * x + 0.5 * c * x * x;
+      }
+    }
+    total += cost;
+  }
+  return total;
+}
+
+/* Line search context: l'(alpha) = a0 + alpha a1 - dvc^T gamma(vc + alpha dvc), see the header. */
+typedef struct {
+  const sap *d;
+  const sg_problem *p;
+  double a0, a1;
+  double *vc_a; /* scratch n_rows */
+  double *g_a;  /* scratch n_rows */
+  int nan;
+} ls_ctx;
+
+static double ls_fdf(double alpha, double *df, void *ctx) {
+  ls_ctx *c = ctx;
+  const sg_problem *p = c->p;
+  const sap *d = c->d;
+  int nr = sg_problem_n_rows(p);
+  for (int r = 0; r < nr; ++r) c->vc_a[r] = d->vc[r] + alpha * d->dvc[r];
+  double f = c->a0 + alpha * c->a1, h = c->a1;
+  for (int i = 0; i < p->n_con; ++i) {
+    int r0 = p->con_row[i], rows = sg_con_rows(p->kind[i]);
+    double G[9], *g = c->g_a + r0;
+    const double *dvc = d->dvc + r0;
+    switch (p->kind[i]) {
+      case SG_CON_CONTACT:
+        sg_sap_contact(p->mu[i], d->Rn[i], d->Rt[i], d->vhat[i], c->vc_a + r0, g, G, NULL);
+        break;
+      case SG_CON_HARD:
+        sg_sap_hard(d->Rn[i], d->vhat[i], c->vc_a[r0], g, G, NULL);
+        break;
+      default:
+        g[0] = -p->stiff[i] * p->e[r0] - p->damp[i] * c->vc_a[r0];
+        G[0] = p->damp[i];
+    }
+    for (int a = 0; a < rows; ++a) {
+      f -= dvc[a] * g[a];
+      double acc = 0;
+      for (int b = 0; b < rows; ++b) acc += G[a * rows + b] * dvc[b];
+      h += dvc[a] * acc;
+    }
+  }
+  if (!isfinite(f)) c->nan = 1;
+  *df = h;
+  return f;
+}
+
+static double dot(int n, const double *a, const double *b) {
+  double s = 0;
+  for (int k = 0; k < n; ++k) s += a[k] * b[k];
+  return s;
+}
+
+/* y = A x, blockwise. */
+static void apply_A(const sg_problem *p, const double *x, double *y) {
+  for (int j = 0; j < p->n_sub; ++j) {
+    int dof = p->sub_dof[j], vo = p->sub_off[j];
+    const double *A = p->A + p->sub_aoff[j];
+    for (int r = 0; r < dof; ++r) {
+      double acc = 0;
+      for (int c = 0; c < dof; ++c) acc += A[r * dof + c] * x[vo + c];
+      y[vo + r] = acc;
+    }
+  }
+}
+
+static void register_stages(void) {
+  if (g_stage_asm >= 0) return;
+  if (PetscLogStageRegister("SAP assembly", &g_stage_asm)) g_stage_asm = -1;
+  if (PetscLogStageRegister("SAP KSP", &g_stage_ksp)) g_stage_ksp = -1;
+}
+
+static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  sap *d = s->data;
+  int rank;
+  MPI_Comm_rank(s->comm, &rank);
+  int nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
+  info->beta = 0;
+  if (p->n_sub == 0) { info->converged = 1; return SG_OK; }
+  double t0 = MPI_Wtime();
+  SG_CHECK(ensure_work(d, p));
+  SG_CHECK(setup(d, p));
+  if (p->n_con == 0) { /* free motion is the answer */
+    memcpy(v, d->vstar, (size_t)nv * sizeof(double));
+    info->converged = 1;
+    sg_timer_add(SG_PHASE_FACTOR, t0);
+    return SG_OK;
+  }
+  register_stages();
+  if (!d->ns_ready) {
+    SG_CHECK(sg_newton_init(&d->ns, s->comm, "sap_", KSPCG, PCBJACOBI, PCICC));
+    d->ns_ready = 1;
+  }
+  SG_CHECK(sg_newton_setup(&d->ns, p));
+  sg_timer_add(SG_PHASE_FACTOR, t0);
+
+  /* warm start: the given v (v* when it is not usable) */
+  int finite = 1;
+  for (int k = 0; k < nv; ++k) finite &= isfinite(v[k]) != 0;
+  memcpy(d->vk, finite ? v : d->vstar, (size_t)nv * sizeof(double));
+
+  /* scratch for the line search: dp and tmp hold n_v, we need two n_rows arrays */
+  double *vc_a = malloc(sizeof(double) * (size_t)(2 * nr + 1));
+  if (!vc_a) return sg_error_set(SG_ERR_MEM, "out of memory (SAP line search)");
+  ls_ctx lc = {.d = d, .p = p, .vc_a = vc_a, .g_a = vc_a + nr};
+  sg_err err = SG_OK;
+  int it = 0, stalled = 0;
+  double em = INFINITY, dgrad = INFINITY, cost_prev = INFINITY;
+  const double eps_a = 1e-16, eps_r = s->tol;
+  for (;;) {
+    double ti = MPI_Wtime();
+    /* gradient at vk: grad = A (v - v*) - J^T gamma (Alg. 2) */
+    sg_problem_apply_J(p, d->vk, d->vc);
+    double cost = eval_constraints(d, p, d->vc, d->gam, d->G);
+    for (int k = 0; k < nv; ++k) d->tmp[k] = d->vk[k] - d->vstar[k];
+    apply_A(p, d->tmp, d->grad);
+    cost += 0.5 * dot(nv, d->tmp, d->grad); /* l_p (24) */
+    memset(d->jtg, 0, (size_t)nv * sizeof(double));
+    sg_problem_apply_JT_add(p, d->gam, d->jtg);
+    apply_A(p, d->vk, d->tmp); /* A v, for the scale of (26) */
+    double ng = 0, nm = 0, nj = 0;
+    for (int k = 0; k < nv; ++k) {
+      d->grad[k] -= d->jtg[k];
+      double s2 = d->dscale[k];
+      ng += (s2 * d->grad[k]) * (s2 * d->grad[k]);
+      nm += (s2 * d->tmp[k]) * (s2 * d->tmp[k]);
+      nj += (s2 * d->jtg[k]) * (s2 * d->jtg[k]);
+    }
+    ng = sqrt(ng); nm = sqrt(nm); nj = sqrt(nj);
+    double scale = fmax(nm, nj);
+    if (!isfinite(ng) || !isfinite(scale)) {
+      err = sg_error_set(SG_ERR_NUMERIC, "SAP diverged at Newton iteration %d: non-finite gradient", it);
+      break;
+    }
+    /* the iterate is good: hand it to the caller */
+    memcpy(v, d->vk, (size_t)nv * sizeof(double));
+    memcpy(lambda, d->gam, (size_t)nr * sizeof(double));
+    dgrad = ng;
+    em = scale > 0 ? ng / scale : ng; /* (32) */
+    if (s->monitor && rank == 0) printf("  sap %4d  e_m %.3e  ||D grad|| %.3e\n", it, em, ng);
+    if (ng < eps_a + eps_r * scale) { info->converged = 1; break; } /* (25)-(26) */
+    if (s->max_it > 0 && it >= s->max_it) break;
+    /* stagnation at round-off: l_p has not decreased by more than a few ulps three times running
+     * (the gradient's round-off floor is about 1e-16 / min(R / w) relative) */
+    stalled = it > 0 && cost >= cost_prev - 8 * DBL_EPSILON * fabs(cost_prev) ? stalled + 1 : 0;
+    if (stalled >= 3) break;
+    cost_prev = cost;
+
+    /* Newton step: H dv = -grad, H = A + J^T G J */
+    if (g_stage_asm >= 0) PetscLogStagePush(g_stage_asm);
+    err = sg_newton_assemble(&d->ns, p, d->G);
+    if (g_stage_asm >= 0) PetscLogStagePop();
+    if (err) break;
+    info->refactorizations++;
+    for (int k = 0; k < nv; ++k) d->tmp[k] = -d->grad[k];
+    int kits = 0;
+    if (g_stage_ksp >= 0) PetscLogStagePush(g_stage_ksp);
+    err = sg_newton_solve(&d->ns, p, d->tmp, d->dv, &kits);
+    if (g_stage_ksp >= 0) PetscLogStagePop();
+    if (err) break;
+
+    /* exact line search on l(alpha) = l_p(v + alpha dv) */
+    apply_A(p, d->dv, d->dp);
+    sg_problem_apply_J(p, d->dv, d->dvc);
+    for (int k = 0; k < nv; ++k) d->tmp[k] = d->vk[k] - d->vstar[k];
+    lc.a0 = dot(nv, d->dp, d->tmp);
+    lc.a1 = dot(nv, d->dv, d->dp);
+    lc.nan = 0;
+    double h0, f0 = ls_fdf(0.0, &h0, &lc);
+    if (!isfinite(f0) || !isfinite(lc.a1)) {
+      err = sg_error_set(SG_ERR_NUMERIC, "SAP diverged at Newton iteration %d: non-finite Newton step", it);
+      break;
+    }
+    if (f0 >= 0) break; /* no descent left in floating point: stagnation at round-off */
+    double lo = 0.0, hi = 1.0, hh, fh = ls_fdf(hi, &hh, &lc);
+    while (isfinite(fh) && fh < 0 && hi < 1e8) { lo = hi; hi *= 2.0; fh = ls_fdf(hi, &hh, &lc); }
+    double alpha = hi;
+    if (fh != 0) {
+      err = sg_rtsafe(ls_fdf, &lc, lo, hi, 1e-15, 200, &alpha);
+      if (err) {
+        err = sg_error_set(SG_ERR_NUMERIC, "SAP line search failed at Newton iteration %d: %s", it, sg_error_message());
+        break;
+      }
+    }
+    if (!(alpha > 0) || lc.nan) {
+      err = sg_error_set(SG_ERR_NUMERIC, "SAP line search failed at Newton iteration %d (alpha %g)", it, alpha);
+      break;
+    }
+    for (int k = 0; k < nv; ++k) d->vk[k] += alpha * d->dv[k];
+    ++it;
+    sg_timers.iterations += 1;
+    sg_timer_add(SG_PHASE_ITERATE, ti);
+  }
+  free(vc_a);
+  info->iterations = it;
+  info->residual_primal = em;
+  info->residual_dual = dgrad;
+  return err;
+}
+
+const sg_solver_ops sg_solver_sap_ops = {
+  .name = "sap",
+  .description = "SAP: regularized convex primal Newton with exact line search (paper 000 Alg. 2)",
+  .create = sap_create,
+  .set_from_options = sap_set_from_options,
+  .solve = sap_solve,
+  .destroy = sap_destroy,
+};
