@@ -39,6 +39,37 @@ static inline double sg_friction_w_fb(double v, double mul, double lt, double r)
   return r * q / (v + r * lt - q);
 }
 
+/* W_FB and its partial derivatives wrt v (Wv), mu lambda_n (Wm) and |lambda_t| (Wl), for the exact
+ * generalized Jacobian of phi_f = u_t + W lambda_t (ours; the paper holds W constant (37)). With
+ * q = R - r s and den = v + r |lambda_t| - q, W = r q / den:
+ *   dW/dq = r (v + r lt) / den^2,  dq/dv = v / R,  dq/ds = -r q / R  (s = mul - lt),
+ *   Wv = dW/dq v / R - r q / den^2,  Wm = -dW/dq r q / R,  Wl = dW/dq r q / R - r^2 q / den^2.
+ * On the cone while sliding (s = 0, W = v / lt) Wv = 1 / lt. At q = 0 (sticking, v = 0) all are 0.
+ * Returns W (not finite / negative where sg_friction_w_fb is; the derivatives are then meaningless). */
+static inline double sg_friction_w_fb_grad(double v, double mul, double lt, double r, double *Wv, double *Wm, double *Wl) {
+  double s = mul - lt, R = sqrt(v * v + r * r * s * s);
+  double q = s > 0 ? v * v / (R + r * s) : R - r * s;
+  *Wv = *Wm = *Wl = 0;
+  if (q == 0) return 0;
+  double den = v + r * lt - q, W = r * q / den;
+  double dq = r * (v + r * lt) / (den * den), ex = r * q / (den * den);
+  *Wv = dq * v / R - ex;
+  *Wm = -dq * r * q / R;
+  *Wl = dq * r * q / R - r * ex;
+  return W;
+}
+
+/* W_min (105) and its partial derivatives (as sg_friction_w_fb_grad): W = (v + r lt) / mul - r outside the disc. */
+static inline double sg_friction_w_min_grad(double v, double mul, double lt, double r, double *Wv, double *Wm, double *Wl) {
+  double s = mul - lt;
+  *Wv = *Wm = *Wl = 0;
+  if (v <= r * s) return 0;
+  *Wv = 1 / mul;
+  *Wl = r / mul;
+  *Wm = -(v + r * lt) / (mul * mul);
+  return (v - r * s) / mul;
+}
+
 /* W_min (105). */
 static inline double sg_friction_w_min(double v, double mul, double lt, double r) {
   double s = mul - lt;

@@ -28,9 +28,27 @@
  * Stop when theta_p + theta_d < tol. -solver_max_it caps the AL loops (info->iterations); the total
  * number of Newton steps (one assembly and linear solve each) is info->refactorizations.
  *
- * Linear solver: KSP under the prefix canal_, default CG + block Jacobi/ICC(0) (sg_newton_init), with
- * -canal_ksp_rtol 1e-10 unless given (an inexact step makes the inner loop only linearly convergent);
- * -canal_sub_pc_type cholesky is much faster on small, strongly coupled problems.
+ * Inexact AL (-canal_inexact eta, default 0.1): an inner Newton loop also ends once
+ * theta_d <= eta * m * theta_p(current iterate), where theta_p(current iterate) is the primal
+ * residual the AL update would give now (primal_residual()) and m the largest effective contact
+ * mass (max_effective_mass(), turning velocities into momenta): the inner error is then a fraction of
+ * the outer one, so it shrinks with it (summable, as inexact AL theory asks) and the last loop still
+ * meets theta_p + theta_d < tol truthfully. Larger eta (or scaling by beta instead of m) was tried and
+ * breaks the outer convergence on spheres-in-a-box; 0.1 saves ~10% of the Newton steps there.
+ *
+ * Linear solver: KSP under the prefix canal_, CG + block Jacobi, with -canal_ksp_rtol 1e-10 unless
+ * given (an inexact step makes the inner loop only linearly convergent). Default sub-PC, per rank
+ * block and per problem (choose_sub_pc()): Cholesky with nested-dissection ordering when the rank's
+ * block of H has at most -canal_direct_max (3000) rows, ICC(0) above. Why: with beta up to 1e4 times
+ * the contact masses H is badly conditioned, and on small, strongly coupled problems ICC(0) drops the
+ * contact fill and CG needs ~1000 iterations per Newton step (spheres-in-a-box: 10 s, Cholesky 0.3 s);
+ * on one rank CG then converges in one iteration. But PETSc's native (non-supernodal) Cholesky costs
+ * ~0.5 s per factorization on a 1000-sphere pile block (6000 rows, ~3e8 flops with nd; natural order
+ * is 5x worse, rcm/qmd close to nd), where ICC(0)+CG needs 2-300 iterations (ms to 0.1 s): large
+ * blocks, i.e. large problems or many rows per rank, keep ICC(0). Only the numeric factorization is
+ * redone per Newton step (the pattern is fixed over a solve: newton_petsc.c inserts zero blocks too;
+ * -log_view shows one MatCholFctrSym/MatGetOrdering per solve). -canal_sub_pc_type overrides it all
+ * (-canal_sub_pc_factor_mat_solver_type cholmod is another option for large direct blocks).
  *
  * Distribution: the problem is replicated; every rank does all the nonlinear work (constraint
  * operators, residuals, line search) identically, and only the Newton system is distributed
@@ -57,6 +75,10 @@ typedef struct {
   double zeta;         /* -canal_zeta: required AL residual reduction per loop before beta grows */
   double newton_tol;   /* -canal_newton_tol: inner stop, relative to the momentum scale */
   int newton_max_it;   /* -canal_newton_max_it */
+  long direct_max;     /* -canal_direct_max: largest local block factored exactly by default */
+  int sub_pc_user;     /* -canal_sub_pc_type given: no automatic choice */
+  int order_user;      /* -canal_sub_pc_factor_mat_ordering_type given */
+  double eta;          /* -canal_inexact: inner stop theta_d <= eta * theta_p(current iterate) (0: exact) */
   int ns_ready;
   sg_newton_sys ns;
   /* work arrays */
@@ -80,6 +102,8 @@ static sg_err canal_create(sg_solver *s) {
   c->zeta = 0.25;
   c->newton_tol = 1e-10;
   c->newton_max_it = 50;
+  c->eta = 0.1;
+  c->direct_max = 3000;
   s->data = c;
   return SG_OK;
 }
@@ -101,6 +125,10 @@ static sg_err canal_set_from_options(sg_solver *s) {
                        "inner Newton stop: max_j ||r_j|| below this times max_j ||b_j|| (and below tol / 2)", &c->newton_tol));
   SG_CHECK(sg_opt_int("-canal_newton_max_it", c->newton_max_it, 1, 1000000, "Newton steps per AL loop at most", &it));
   c->newton_max_it = (int)it;
+  SG_CHECK(sg_opt_int("-canal_direct_max", c->direct_max, 0, 1000000000,
+                      "default sub-PC: Cholesky (nested dissection) when the rank's block of H has at most this many rows, ICC(0) above (-canal_sub_pc_type overrides)", &c->direct_max));
+  SG_CHECK(sg_opt_real("-canal_inexact", c->eta, 0.0, 1e6,
+                       "inexact AL: end an inner Newton loop once theta_d <= this times the primal residual its AL update would give (0: solve to -canal_newton_tol)", &c->eta));
   /* the KSP reads -canal_ksp_* / -canal_pc_* now, so that they count as used options */
   return ensure_newton(c, s);
 }
@@ -278,14 +306,47 @@ static void slack_tangent_norms(canal *c, const sg_problem *p, double beta, doub
   }
 }
 
+/* The primal residual theta_p that the AL update (12) would give at the current inner iterate
+ * (c->jv, c->lam from evaluate()): max_i ||lambda_i - lambda^old_i|| / beta + mu_i | ||z_t|| - ||z^l_t|| |. */
+static double primal_residual(const canal *c, const sg_problem *p, double beta) {
+  double tp = 0;
+  for (int i = 0; i < p->n_con; ++i) {
+    int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
+    double s2 = 0, lag = 0;
+    for (int r = 0; r < nr; ++r) {
+      double dz = (c->lam[r0 + r] - c->lam_old[r0 + r]) / beta;
+      s2 += dz * dz;
+    }
+    if (p->kind[i] == SG_CON_CONTACT) {
+      double z1 = c->jv[r0 + 1] + (c->lam[r0 + 1] - c->lam_old[r0 + 1]) / beta;
+      double z2 = c->jv[r0 + 2] + (c->lam[r0 + 2] - c->lam_old[r0 + 2]) / beta;
+      lag = p->mu[i] * fabs(sqrt(z1 * z1 + z2 * z2) - c->ztn[i]);
+    }
+    tp = fmax(tp, sqrt(s2) + lag);
+  }
+  return tp;
+}
+
 static sg_err ensure_newton(canal *c, sg_solver *s) {
   if (c->ns_ready) return SG_OK;
   if (g_stage_assembly < 0) {
     if (PetscLogStageRegister("CANAL assembly", &g_stage_assembly) || PetscLogStageRegister("CANAL KSP", &g_stage_ksp))
       return sg_error_set(SG_ERR_LIB, "CANAL: cannot register log stages");
   }
+  PetscBool user_sub = PETSC_FALSE, user_order = PETSC_FALSE;
+  if (PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_type", &user_sub) ||
+      PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_factor_mat_ordering_type", &user_order))
+    return sg_error_set(SG_ERR_LIB, "CANAL: options database");
+  c->sub_pc_user = user_sub == PETSC_TRUE;
+  c->order_user = user_order == PETSC_TRUE;
+  /* ICC(0) in the database; choose_sub_pc() replaces it per problem (by the local size) */
   SG_CHECK(sg_newton_init(&c->ns, s->comm, "canal_", KSPCG, PCBJACOBI, PCICC));
   c->ns_ready = 1;
+  /* take back the database default that sg_newton_init wrote: otherwise the next CANAL solver created
+   * in this process would take it for the user's choice (choose_sub_pc sets the type before any
+   * factorization, so the sub-KSP needs no database default) */
+  if (!c->sub_pc_user && PetscOptionsClearValue(NULL, "-canal_sub_pc_type"))
+    return sg_error_set(SG_ERR_LIB, "CANAL: options database");
   /* PETSc's default rtol 1e-5 would make every Newton step inexact (linear convergence of the inner
    * loop); the matrices are small and well preconditioned, so ask for much more unless set. */
   PetscBool set = PETSC_FALSE, sub = PETSC_FALSE;
@@ -308,6 +369,35 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
   PetscOptionsLeftRestore(NULL, &nleft, &names, &values);
   if (!set && KSPSetTolerances(c->ns.ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT))
     return sg_error_set(SG_ERR_LIB, "CANAL: KSPSetTolerances failed");
+  return SG_OK;
+}
+
+/* The automatic sub-PC of block Jacobi (see the top comment): Cholesky with nested dissection when
+ * the rank's diagonal block has at most -canal_direct_max rows, ICC(0) otherwise. Called after
+ * KSPSetOperators and before the first KSPSolve on a new matrix: KSPSetUp creates the sub-KSPs
+ * (reading the database) but factors nothing yet (that is PCSetUpOnBlocks, inside KSPSolve). */
+static sg_err choose_sub_pc(canal *c) {
+  if (c->sub_pc_user) return SG_OK;
+  PC pc;
+  PetscBool isbj = PETSC_FALSE;
+  if (KSPGetPC(c->ns.ksp, &pc) || PetscObjectTypeCompare((PetscObject)pc, PCBJACOBI, &isbj))
+    return sg_error_set(SG_ERR_LIB, "CANAL: cannot query the preconditioner");
+  if (!isbj) return SG_OK;
+  if (KSPSetUp(c->ns.ksp)) return sg_error_set(SG_ERR_LIB, "CANAL: KSPSetUp failed");
+  PetscInt nloc = 0, first = 0;
+  KSP *sub = NULL;
+  if (PCBJacobiGetSubKSP(pc, &nloc, &first, &sub)) return sg_error_set(SG_ERR_LIB, "CANAL: PCBJacobiGetSubKSP failed");
+  for (PetscInt k = 0; k < nloc; ++k) {
+    PC spc;
+    Mat P;
+    PetscInt rows = 0;
+    if (KSPGetPC(sub[k], &spc) || KSPGetOperators(sub[k], NULL, &P) || MatGetSize(P, &rows, NULL))
+      return sg_error_set(SG_ERR_LIB, "CANAL: cannot query the block-Jacobi sub-solver");
+    int direct = rows <= c->direct_max;
+    if (PCSetType(spc, direct ? PCCHOLESKY : PCICC)) return sg_error_set(SG_ERR_LIB, "CANAL: PCSetType failed");
+    if (direct && !c->order_user && PCFactorSetMatOrderingType(spc, MATORDERINGND))
+      return sg_error_set(SG_ERR_LIB, "CANAL: PCFactorSetMatOrderingType failed");
+  }
   return SG_OK;
 }
 
@@ -362,6 +452,8 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
       if (!isfinite(theta_d))
         return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged: non-finite residual in AL loop %d, Newton step %d (beta %g)", it + 1, k_newton, beta);
       if (theta_d <= inner_tol || k_newton >= c->newton_max_it) break;
+      /* inexact AL: the inner error need only be small against the outer one */
+      if (c->eta > 0 && theta_d <= c->eta * mmax * primal_residual(c, p, beta)) break;
       sg_timer_add(SG_PHASE_ITERATE, ti);
       /* Newton step (24)-(25) */
       ti = MPI_Wtime();
@@ -369,12 +461,14 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
       sg_err err = sg_newton_assemble(&c->ns, p, c->G);
       PetscLogStagePop();
       if (err) return err;
+      if (newton_its == 0) SG_CHECK(choose_sub_pc(c)); /* a new matrix: the sub-PC for its size */
       for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k];
       int its = 0;
       PetscLogStagePush(g_stage_ksp);
       err = sg_newton_solve(&c->ns, p, c->r, c->d, &its);
       PetscLogStagePop();
       if (err) return err;
+      if (newton_its == 0) SG_CHECK(choose_sub_pc(c)); /* a new matrix: the sub-PC for its size */
       for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k];
       sg_timer_add(SG_PHASE_FACTOR, ti);
       ti = MPI_Wtime();

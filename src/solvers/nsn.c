@@ -10,7 +10,19 @@
  * Residual functions (rows of one constraint i; c = J v + e):
  *   normal / hard row: phi = phi_FB(c, r lambda) (93), derivatives alpha (wrt c), beta (wrt lambda) (94)-(95);
  *   friction rows:     phi_f = u_t + W lambda_t (36), W = W_FB (104, with the digest's erratum) of the
- *                      current iterate, held constant in the derivative (37); guarded: if W_FB is negative
+ *                      current iterate. DEVIATION (default, -nsn_jacobian exact): the Newton rows use the
+ *                      generalized Jacobian of phi_f, W not held constant:
+ *                        dphi_f = M du_t + B_n dlambda_n + B_t dlambda_t,  M = I + W_v lambda_t u_t^T / |u_t|,
+ *                        B_t = W I + W_l lambda_t lambda_t^T / |lambda_t|,  B_n = mu W_m lambda_t
+ *                      (sg_friction_w_fb_grad). Reason: with W held (37) the iteration on the friction rows is a
+ *                      fixed-point iteration, not Newton: on piles of touching spheres contacts of one body trade
+ *                      load back and forth (40-sphere pile: 78 of 120 steps at a 200-step cap, FCLIB
+ *                      spheres-in-a-box stalls at 5.5e-4); with the exact Jacobian 0 of 120 and 6e-16 in 32 steps.
+ *                      M is singular at a sliding solution (W_v |lambda_t| = 1 on the cone), so these rows are
+ *                      not divided by M (rows M (J A^{-1} J^T dl)_t + B dl = M (J A^{-1} g)_t - phi_f); the
+ *                      operator is then nonsymmetric and the default KSP is GMRES (restart 100) instead of CR.
+ *                      The W guard below disables the exact rows of that contact (lagged W_min instead).
+ *                      -nsn_jacobian lagged: the paper's (37), W held constant (symmetric, CR); guarded: if W_FB is negative
  *                      or not finite (far outside the disc), the min-map value W_min (105) is used, which
  *                      is >= 0 and finite when mu lambda_n > 0; so C >= 0 and (59) stays SPD with eps > 0;
  *                      -nsn_friction min uses W_min (105) throughout. Safeguard (ours, not the paper's):
@@ -20,14 +32,19 @@
  *                      together (a box on a plane near the friction angle) cycle: the contacts inside
  *                      their disc get W ~ 0 (stick) and take the whole load, go outside, get a large W
  *                      while the others stick, and so on (a 2-cycle with theta_p ~ 1e-2 m/s forever);
- *                      -nsn_w_decay 0 gives the plain lagged W of (37);
+ *                      -nsn_w_decay 0 gives the plain lagged W of (37). Lagged mode only (the exact Jacobian does
+ *                      not need it: the incline slides with 1 Newton step per time step);
  *   soft row:          phi = c_s (J v) + lambda + k e (the compliant bilateral row (7)-(8): E = 1 / c_s);
  *   inactive friction (mu lambda_n <= 0, (106) "otherwise"): the rows are taken out of the coupling
  *                      (paper Sec. 6.1: zeroed rows, identity block) with phi = r lambda_t, so that the
  *                      Newton step is dlambda_t = -lambda_t.
  * Newton system (56) with each constraint row divided by its alpha, Schur complement on A (59):
  *   [J A^{-1} J^T + C + eps I] dlambda = J A^{-1} g - phi / alpha,   C = diag(beta / alpha) (friction: W),
- *   dv = A^{-1} (J^T dlambda - g) (60),   v += t dv, lambda += t dlambda (61)-(62), t = -nsn_damping.
+ *   dv = A^{-1} (J^T dlambda - g) (60),   v += t dv, lambda += t dlambda (61)-(62), t = -nsn_damping,
+ *   except (DEVIATION, adaptive damping) t = 1 after a Newton step that reduced theta_p + theta_d by at
+ *   least the factor -nsn_full_step (default 0.5; 0: the paper's constant t). Reason: a constant t = 0.75
+ *   caps the local rate at 0.25 per step (FCLIB spheres-in-a-box: 1e-10 needed 44 steps with the exact
+ *   Jacobian, 32 with the full step near the solution: quadratic convergence).
  * A row whose alpha vanishes (FB with lambda = 0 and c > 0: a separating contact; soft rows without
  * damping; inactive friction) has an infinite C: its equation reads beta dlambda_i = -phi_i, so
  * dlambda_i is known. Such rows are eliminated exactly: their known dlambda_I moves to the right-hand
@@ -36,14 +53,23 @@
  * W > 1e8 r (friction of a contact whose normal impulse tends to 0 while it slides).
  * eps: the paper's identity shift (Sec. 8.4), absolute, in the units of J A^{-1} J^T (1/kg for a
  * point mass), option -nsn_eps (default 1e-6 as in the paper); it only changes the step, not the
- * solution.
+ * solution. DEVIATION (Levenberg-Marquardt like): after a Newton step that reduced theta_p + theta_d by
+ * less than 5% eps is multiplied by -nsn_eps_grow (default 100, at most max_i D_ii), after a better one
+ * divided by it (down to -nsn_eps); 1 keeps it constant. Reason: on piles Newton stalls at points where
+ * the (regularized) Jacobian is near singular with the residual outside its range (redundant sticking
+ * contacts on one sphere): GMRES returns dl ~ 0 at its cap and theta_p stays constant for 170 steps
+ * (40-sphere pile with the exact Jacobian: 8 steps at the cap with constant eps, 0 with the growth).
+ * Still open: on 200 and 1000 spheres some steps still stall near theta_p ~ 1e-5 with eps at its cap
+ * (the regularized step is no descent direction there); no globalization (merit line search) yet.
  *
  * Complementarity preconditioner (66) in velocity units: r_i = [J A^{-1} J^T]_ii of the normal (or
  * hard) row; for friction the mean of the two tangent diagonals (the isotropic W needs one r).
  *
- * Linear solver: KSP under prefix nsn_ (sg_ksp_create), default CR + Jacobi (the PCR of paper Sec. 8.2),
+ * Linear solver: KSP under prefix nsn_ (sg_ksp_create), default GMRES(100) + Jacobi with the exact friction
+ * Jacobian (above), CR + Jacobi (the PCR of paper Sec. 8.2) with -nsn_jacobian lagged;
  * on a MATSHELL y = J A^{-1} J^T x + (C + eps) x with MATOP_GET_DIAGONAL (the Jacobi diagonal
- * D_ii + C_ii + eps); the A^{-1} block solves use per-subsystem Cholesky factors (la.h). Default KSP
+ * D_ii + C_ii + eps; exact friction rows: M_aa D_ii + B_aa + eps, or D_ii + W + eps where
+ * M_aa D_ii + B_aa < 1e-3 D_ii); the A^{-1} block solves use per-subsystem Cholesky factors (la.h). Default KSP
  * tolerances: rtol 1e-6, max_it 100 per Newton step (hitting the cap is accepted: the inexact step is
  * still used); any -nsn_ksp_* option overrides them. Distribution: the lambda rows of a constraint
  * belong to the owner of its first subsystem, and the shell matrix and vectors are distributed with
@@ -81,8 +107,9 @@
 #define NSN_C_MAX 1e8      /* soft rows with 1/c_s > NSN_C_MAX D_ii, friction rows with W > NSN_C_MAX r are decoupled */
 
 typedef struct {
-  double damping, eps, w_decay;
+  double damping, eps, w_decay, full_step, eps_grow, eps_cur;
   int wmin;              /* -nsn_friction min: W_min (105) instead of W_FB (104) */
+  int exact;             /* -nsn_jacobian exact: the generalized Jacobian of the friction rows (W not held) */
   KSP ksp;
   /* PETSc objects sized for the current problem */
   Mat S;
@@ -101,7 +128,10 @@ typedef struct {
   double *g, *w, *dv;    /* per unknown: A v - b - J^T lambda, scratch, the Newton step in v */
   double *vv, *ll;       /* the iterate */
   double *Wprev;         /* per constraint: friction W of the previous Newton step */
-  int cap_con;
+  double *fM, *fB;       /* per constraint (exact Jacobian): M = dphi_f/du_t (2x2), [dphi_f/dlambda_n | dphi_f/dlambda_t] (2x3) */
+  unsigned char *fx;     /* per row: 1 for a friction row with the exact Jacobian */
+  int *row_con, *row_t;  /* per row: its constraint, its index within the constraint */
+  int cap_con, cap_fM, cap_fB, cap_fx, cap_rc, cap_rt;
   int *gidx, *loc_row;   /* per row: global index; per owned global row: problem row */
   int cap_a, cap_row, cap_v, cap_gidx, cap_loc;
 } nsn;
@@ -115,6 +145,9 @@ static sg_err nsn_create(sg_solver *s) {
   d->damping = 0.75;
   d->eps = 1e-6;
   d->w_decay = 0.5;
+  d->full_step = 0.5;
+  d->eps_grow = 100;
+  d->exact = 1;
   s->data = d;
   return SG_OK;
 }
@@ -135,7 +168,7 @@ static void nsn_destroy(sg_solver *s) {
   if (d->ksp) KSPDestroy(&d->ksp);
   free(d->L); free(d->D); free(d->r); free(d->Cd); free(d->phis); free(d->dl); free(d->act);
   free(d->c); free(d->y); free(d->xp); free(d->g); free(d->w); free(d->dv); free(d->vv); free(d->ll);
-  free(d->Wprev);
+  free(d->Wprev); free(d->fM); free(d->fB); free(d->fx); free(d->row_con); free(d->row_t);
   free(d->gidx); free(d->loc_row);
   free(d);
   s->data = NULL;
@@ -144,8 +177,9 @@ static void nsn_destroy(sg_solver *s) {
 /* The KSP (CR + Jacobi unless the options say otherwise) with NSN's default tolerances. */
 static sg_err make_ksp(sg_solver *s, nsn *d) {
   if (d->ksp) return SG_OK;
-  SG_CHECK(sg_ksp_create(s->comm, "nsn_", KSPCR, PCJACOBI, NULL, &d->ksp));
+  SG_CHECK(sg_ksp_create(s->comm, "nsn_", d->exact ? KSPGMRES : KSPCR, PCJACOBI, NULL, &d->ksp));
   NSN_PETSC(KSPSetTolerances(d->ksp, 1e-6, PETSC_DEFAULT, PETSC_DEFAULT, 100));
+  if (d->exact) NSN_PETSC(KSPGMRESSetRestart(d->ksp, 100)); /* no restart within the 100 iterations */
   NSN_PETSC(KSPSetFromOptions(d->ksp)); /* -nsn_ksp_rtol / -nsn_ksp_max_it override the defaults */
   return SG_OK;
 }
@@ -155,9 +189,14 @@ static sg_err nsn_set_from_options(sg_solver *s) {
   SG_CHECK(sg_opt_real("-nsn_damping", d->damping, 1e-3, 1.0, "NSN: constant Newton step fraction t (paper 001 Sec. 8.1)", &d->damping));
   SG_CHECK(sg_opt_real("-nsn_eps", d->eps, 0.0, 1e30, "NSN: identity shift eps of the Schur system (59) (paper 001 Sec. 8.4), units of J A^{-1} J^T", &d->eps));
   SG_CHECK(sg_opt_real("-nsn_w_decay", d->w_decay, 0.0, 1.0, "NSN: the friction compliance W may drop by at most this factor per Newton step (0: the plain lagged W of paper 001 (37))", &d->w_decay));
+  SG_CHECK(sg_opt_real("-nsn_full_step", d->full_step, 0.0, 1.0, "NSN: take the full Newton step t = 1 after a step that reduced theta_p + theta_d by at least this factor (0: always -nsn_damping)", &d->full_step));
+  SG_CHECK(sg_opt_real("-nsn_eps_grow", d->eps_grow, 1.0, 1e30, "NSN: after a Newton step that reduced theta_p + theta_d by less than 5%, eps is multiplied by this factor (up to max D_ii), after a better one divided (down to -nsn_eps); 1: constant eps", &d->eps_grow));
   char fr[8];
   SG_CHECK(sg_opt_choice("-nsn_friction", "fb", "fb|min", "NSN: friction compliance W_FB (104) or W_min (105) of paper 001 App. A.2", fr, sizeof fr));
   d->wmin = !strcmp(fr, "min");
+  char jac[8];
+  SG_CHECK(sg_opt_choice("-nsn_jacobian", d->exact ? "exact" : "lagged", "exact|lagged", "NSN: friction rows with the exact generalized Jacobian (nonsymmetric, GMRES) or W held constant (37) (symmetric, CR)", jac, sizeof jac));
+  d->exact = !strcmp(jac, "exact");
   return make_ksp(s, d);
 }
 
@@ -196,7 +235,12 @@ static PetscErrorCode shell_mult(Mat S, Vec x, Vec y) {
   PetscCall(VecGetArray(y, &ya));
   for (int m = 0; m < d->n_loc; ++m) {
     int k = d->loc_row[m];
-    ya[m] = d->act[k] ? d->y[k] + (d->Cd[k] + d->eps) * xl[m] : d->D[k] * xl[m];
+    if (d->fx[k]) { /* exact friction row a of the contact with normal row k0: M (D x)_t + B x + eps x */
+      int a = d->row_t[k] - 1, k0 = k - a - 1, i = d->row_con[k];
+      const double *M = d->fM + 4 * i + 2 * a, *B = d->fB + 6 * i + 3 * a;
+      ya[m] = M[0] * d->y[k0 + 1] + M[1] * d->y[k0 + 2] + B[0] * d->xp[k0] + B[1] * d->xp[k0 + 1] + B[2] * d->xp[k0 + 2] + d->eps_cur * xl[m];
+    } else
+      ya[m] = d->act[k] ? d->y[k] + (d->Cd[k] + d->eps_cur) * xl[m] : d->D[k] * xl[m];
   }
   PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xl));
@@ -210,7 +254,7 @@ static PetscErrorCode shell_diag(Mat S, Vec dg) {
   PetscCall(VecGetArray(dg, &a));
   for (int m = 0; m < d->n_loc; ++m) {
     int k = d->loc_row[m];
-    a[m] = d->act[k] ? d->D[k] + d->Cd[k] + d->eps : d->D[k];
+    a[m] = d->act[k] ? d->D[k] + d->Cd[k] + d->eps_cur : d->D[k];
   }
   PetscCall(VecRestoreArray(dg, &a));
   return 0;
@@ -240,6 +284,14 @@ static sg_err setup(sg_solver *s, nsn *d, const sg_problem *p) {
 #undef GROW
   SG_CHECK(sg_grow((void **)&d->Wprev, &d->cap_con, p->n_con + 1, sizeof(double), "NSN friction"));
   memset(d->Wprev, 0, (size_t)(p->n_con + 1) * sizeof(double));
+  SG_CHECK(sg_grow((void **)&d->fM, &d->cap_fM, 4 * p->n_con + 1, sizeof(double), "NSN friction"));
+  SG_CHECK(sg_grow((void **)&d->fB, &d->cap_fB, 6 * p->n_con + 1, sizeof(double), "NSN friction"));
+  SG_CHECK(sg_grow((void **)&d->fx, &d->cap_fx, nrow + 1, 1, "NSN rows"));
+  SG_CHECK(sg_grow((void **)&d->row_con, &d->cap_rc, nrow + 1, sizeof(int), "NSN rows"));
+  SG_CHECK(sg_grow((void **)&d->row_t, &d->cap_rt, nrow + 1, sizeof(int), "NSN rows"));
+  memset(d->fx, 0, (size_t)nrow + 1);
+  for (int i = 0; i < p->n_con; ++i)
+    for (int k = p->con_row[i]; k < p->con_row[i + 1]; ++k) { d->row_con[k] = i; d->row_t[k] = k - p->con_row[i]; }
   SG_CHECK(sg_grow((void **)&d->gidx, &d->cap_gidx, nrow + 1, sizeof(int), "NSN numbering"));
   SG_CHECK(sg_grow((void **)&d->loc_row, &d->cap_loc, nrow + 1, sizeof(int), "NSN numbering"));
   for (int j = 0; j < p->n_sub; ++j) {
@@ -287,7 +339,7 @@ static sg_err setup(sg_solver *s, nsn *d, const sg_problem *p) {
   NSN_PETSC(MatCreateShell(s->comm, d->n_loc, d->n_loc, nrow, nrow, d, &d->S));
   NSN_PETSC(MatShellSetOperation(d->S, MATOP_MULT, (void (*)(void))shell_mult));
   NSN_PETSC(MatShellSetOperation(d->S, MATOP_GET_DIAGONAL, (void (*)(void))shell_diag));
-  NSN_PETSC(MatSetOption(d->S, MAT_SYMMETRIC, PETSC_TRUE));
+  NSN_PETSC(MatSetOption(d->S, MAT_SYMMETRIC, d->exact ? PETSC_FALSE : PETSC_TRUE));
   NSN_PETSC(MatCreateVecs(d->S, &d->x, &d->rhs));
   NSN_PETSC(VecScatterCreateToAll(d->x, &d->to_all, &d->x_all));
   return SG_OK;
@@ -379,22 +431,47 @@ static void linearize(nsn *d, const sg_problem *p) {
         double mul = p->mu[i] * l[0], rt = r[1];
         if (!(mul > 0)) { /* inactive friction (106): phi = r lambda_t, dl = -lambda_t */
           d->Wprev[i] = 0;
+          d->fx[k + 1] = d->fx[k + 2] = 0;
           d->act[k + 1] = d->act[k + 2] = 0;
           d->dl[k + 1] = -l[1];
           d->dl[k + 2] = -l[2];
           break;
         }
         double v = sqrt(c[1] * c[1] + c[2] * c[2]), lt = sqrt(l[1] * l[1] + l[2] * l[2]);
-        double W = d->wmin ? sg_friction_w_min(v, mul, lt, rt) : sg_friction_w_fb(v, mul, lt, rt);
-        if (!(W >= 0) || !isfinite(W)) W = sg_friction_w_min(v, mul, lt, rt); /* guard: C >= 0 */
+        double Wv = 0, Wm = 0, Wl = 0;
+        double W = d->wmin ? sg_friction_w_min_grad(v, mul, lt, rt, &Wv, &Wm, &Wl) : sg_friction_w_fb_grad(v, mul, lt, rt, &Wv, &Wm, &Wl);
+        int exact = d->exact;
+        if (!(W >= 0) || !isfinite(W)) { /* guard: C >= 0 */
+          W = sg_friction_w_min_grad(v, mul, lt, rt, &Wv, &Wm, &Wl);
+          if (!d->wmin) exact = 0;
+        }
+        d->fx[k + 1] = d->fx[k + 2] = 0;
         /* W may drop by at most the factor -nsn_w_decay per Newton step (see the header) */
-        if (W < d->w_decay * d->Wprev[i]) W = d->w_decay * d->Wprev[i];
+        if (!exact && W < d->w_decay * d->Wprev[i]) W = d->w_decay * d->Wprev[i];
         d->Wprev[i] = fmin(W, NSN_C_MAX * rt);
         if (W > NSN_C_MAX * rt) { /* almost no friction possible (mu lambda_n -> 0 while sliding): the
                                      row W lambda_t + u_t = 0 alone gives dl = -(lambda_t + u_t / W) */
           for (int t = 1; t < 3; ++t) {
             d->act[k + t] = 0;
             d->dl[k + t] = -(l[t] + c[t] / W);
+          }
+          break;
+        }
+        if (exact) { /* generalized Jacobian: dphi_f = M du_t + B [dlambda_n; dlambda_t] */
+          double *M = d->fM + 4 * i, *B = d->fB + 6 * i;
+          for (int a = 0; a < 2; ++a) {
+            for (int b = 0; b < 2; ++b) {
+              M[2 * a + b] = (a == b) + (v > 0 ? Wv * l[1 + a] * c[1 + b] / v : 0.0);
+              B[3 * a + 1 + b] = (a == b) * W + (lt > 0 ? Wl * l[1 + a] * l[1 + b] / lt : 0.0);
+            }
+            B[3 * a] = p->mu[i] * Wm * l[1 + a];
+            int kk = k + 1 + a;
+            double dg = M[3 * a] * d->D[kk] + B[4 * a + 1];
+            if (!(dg > 1e-3 * d->D[kk])) dg = d->D[kk] + W; /* Jacobi diagonal guard */
+            d->act[kk] = 1;
+            d->fx[kk] = 1;
+            d->Cd[kk] = dg - d->D[kk];
+            d->phis[kk] = c[1 + a] + W * l[1 + a]; /* phi itself (the row is not divided) */
           }
           break;
         }
@@ -420,7 +497,12 @@ static sg_err newton_step(nsn *d, const sg_problem *p, int *its) {
   NSN_PETSC(VecGetArray(d->rhs, &a));
   for (int m = 0; m < d->n_loc; ++m) {
     int k = d->loc_row[m];
-    a[m] = d->act[k] ? d->y[k] - d->phis[k] : d->D[k] * d->dl[k];
+    if (d->fx[k]) { /* M (J A^{-1} (g - J_I^T dl_I))_t - phi - B_n dl_n (dl_n known when eliminated) */
+      int t = d->row_t[k] - 1, k0 = k - t - 1, i = d->row_con[k];
+      const double *M = d->fM + 4 * i + 2 * t, *B = d->fB + 6 * i + 3 * t;
+      a[m] = M[0] * d->y[k0 + 1] + M[1] * d->y[k0 + 2] - d->phis[k] - (d->act[k0] ? 0.0 : B[0] * d->dl[k0]);
+    } else
+      a[m] = d->act[k] ? d->y[k] - d->phis[k] : d->D[k] * d->dl[k];
   }
   NSN_PETSC(VecRestoreArray(d->rhs, &a));
   /* C changed: a new assembly state makes the Jacobi PC fetch the new diagonal */
@@ -481,7 +563,8 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
   }
   memcpy(d->vv, v, (size_t)nv * sizeof(double));
   memcpy(d->ll, lambda, (size_t)nrow * sizeof(double));
-  const double t = d->damping;
+  double t = d->damping, theta_prev = INFINITY, dmax = 0;
+  for (int k = 0; k < nrow; ++k) dmax = fmax(dmax, d->D[k]);
   double theta_p = INFINITY, theta_d = INFINITY, theta_f = INFINITY;
   int it = 0, lin_total = 0;
   NSN_PETSC(PetscLogStagePush(g_stage_newton));
@@ -500,6 +583,13 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
       printf("  nsn %4d  theta_p %.3e (friction %.3e)  theta_d %.3e  linear %d\n", it, theta_p, theta_f, theta_d, lin_total);
     if (theta_p + theta_d < s->tol) { info->converged = 1; break; }
     if (s->max_it > 0 && it >= s->max_it) break;
+    /* adaptive damping (ours): full step after a good contraction, the paper's t otherwise */
+    t = theta_p + theta_d <= d->full_step * theta_prev ? 1.0 : d->damping;
+    /* adaptive shift (ours, Levenberg-Marquardt like): a stalled step grows eps */
+    if (it == 0) d->eps_cur = d->eps;
+    else if (theta_p + theta_d >= 0.95 * theta_prev) d->eps_cur = fmin(d->eps_cur * d->eps_grow, fmax(d->eps, dmax));
+    else d->eps_cur = fmax(d->eps_cur / d->eps_grow, d->eps);
+    theta_prev = theta_p + theta_d;
     linearize(d, p);
     sg_timer_add(SG_PHASE_ITERATE, ti);
     int its = 0;

@@ -5,6 +5,8 @@
  *  2. W_FB (104, with v in the denominator) equals |u|^{n+1} / |lambda|^{n+1} of the fixed-point
  *     iteration (99)-(102) built from phi_FB itself, and a point with W_FB |lambda_t| = v is a zero of
  *     phi_FB(v, r (mu lambda_n - |lambda_t|)) (Coulomb: sliding on the cone, or sticking);
+ *  2b. the partial derivatives of W_FB and W_min (sg_friction_w_fb_grad / _min_grad, used by the exact
+ *     friction Jacobian of the NSN solver) against central differences, and W_v = 1 / |lambda_t| on the cone;
  *  3. the scalar example of Fig. 9: c = lambda / 4 - 1/8 >= 0 _|_ lambda >= 0 (solution lambda = 1/2):
  *     the min-map with r = 1/4 (the slope) is solved by one Newton step from any start, and
  *     Newton on phi_FB with r = 1/4 converges to 1/2;
@@ -120,10 +122,42 @@ static void check_sliding_particle(void) {
   sg_problem_destroy(&p);
 }
 
+static void check_w_grad(void) {
+  unsigned long long seed = 4242;
+  double worst = 0;
+  for (int k = 0; k < 4000; ++k) {
+    int wmin = k & 1;
+    double v = sg_test_rand(&seed, 0.01, 2), mul = sg_test_rand(&seed, 0.05, 2), lt = sg_test_rand(&seed, 0.01, 3);
+    double r = pow(10.0, sg_test_rand(&seed, -2, 1)), g[3], x[3] = {v, mul, lt};
+    double W = wmin ? sg_friction_w_min_grad(v, mul, lt, r, g, g + 1, g + 2) : sg_friction_w_fb_grad(v, mul, lt, r, g, g + 1, g + 2);
+    double W0 = wmin ? sg_friction_w_min(v, mul, lt, r) : sg_friction_w_fb(v, mul, lt, r);
+    CHECK_NEAR(W, W0, 1e-12 * fmax(1.0, fabs(W0)));
+    if (!(W > 0) || !isfinite(W) || W > 1e6) continue;
+    if (wmin && fabs(v - r * (mul - lt)) < 1e-3) continue; /* the kink of (105) */
+    for (int a = 0; a < 3; ++a) {
+      double xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]}, h = 1e-6 * fmax(1e-2, x[a]);
+      xp[a] += h; xm[a] -= h;
+      double fp = wmin ? sg_friction_w_min(xp[0], xp[1], xp[2], r) : sg_friction_w_fb(xp[0], xp[1], xp[2], r);
+      double fm = wmin ? sg_friction_w_min(xm[0], xm[1], xm[2], r) : sg_friction_w_fb(xm[0], xm[1], xm[2], r);
+      if (!(fp > 0) || !(fm > 0)) continue;
+      double fd = (fp - fm) / (2 * h);
+      worst = fmax(worst, fabs(fd - g[a]) / fmax(1.0, fabs(g[a])));
+    }
+  }
+  printf("W_FB / W_min derivatives vs central differences: worst relative error %.2e\n", worst);
+  CHECK(worst < 1e-5);
+  double g[3];
+  sg_friction_w_fb_grad(0.3, 2.0, 2.0, 0.7, g, g + 1, g + 2); /* sliding on the cone: W_v |lambda_t| = 1 */
+  CHECK_NEAR(g[0] * 2.0, 1.0, 1e-12);
+  CHECK_NEAR(sg_friction_w_fb_grad(0, 2.0, 1.0, 0.7, g, g + 1, g + 2), 0, 0); /* sticking: W = 0, no slope */
+  CHECK_NEAR(g[0], 0, 0);
+}
+
 int main(int argc, char **argv) {
   sim_init(&argc, &argv);
   check_fb_derivatives();
   check_w_fb();
+  check_w_grad();
   check_scalar_example();
   check_sliding_particle();
   return sim_finish();
