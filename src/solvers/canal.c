@@ -355,18 +355,7 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
   if (PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_type", &sub) ||
       PetscOptionsHasName(NULL, NULL, "-canal_ksp_rtol", &set))
     return sg_error_set(SG_ERR_LIB, "CANAL: options database");
-  /* likewise every -canal_sub_* option the user gave (block Jacobi's sub-KSP/PC read them only then) */
-  PetscInt nleft = 0;
-  char **names = NULL, **values = NULL;
-  if (PetscOptionsLeftGet(NULL, &nleft, &names, &values)) return sg_error_set(SG_ERR_LIB, "CANAL: options database");
-  for (PetscInt k = 0; k < nleft; ++k)
-    if (!strncmp(names[k], "canal_sub_", 10)) {
-      char name[256];
-      PetscBool has;
-      snprintf(name, sizeof name, "-%s", names[k]);
-      PetscOptionsHasName(NULL, NULL, name, &has);
-    }
-  PetscOptionsLeftRestore(NULL, &nleft, &names, &values);
+  /* the other -canal_sub_* options are marked used by sg_ksp_create */
   if (!set && KSPSetTolerances(c->ns.ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT))
     return sg_error_set(SG_ERR_LIB, "CANAL: KSPSetTolerances failed");
   return SG_OK;

@@ -128,6 +128,10 @@ static sg_err preallocation(sg_newton_sys *ns, const sg_problem *p) {
 }
 
 sg_err sg_newton_setup(sg_newton_sys *ns, const sg_problem *p) {
+  /* a new problem brings a new matrix whose local sizes may differ (contacts come and go, bodies
+   * migrate between ranks): a KSP/PC set up for the old sizes refuses it, so reset it (type, prefix,
+   * tolerances and options stay) */
+  if (ns->H && KSPReset(ns->ksp)) return sg_error_set(SG_ERR_LIB, "PETSc call failed: KSPReset");
   free_petsc_objects(ns);
   SG_CHECK(number_unknowns(ns, p));
   SG_CHECK(preallocation(ns, p));
