@@ -54,6 +54,13 @@ void sg_fclib_map_free(sg_fclib_map *map);
 void sg_fclib_map_to_fclib(const sg_fclib_map *map, const double *v_problem, double *v_fclib);
 void sg_fclib_map_to_problem(const sg_fclib_map *map, const double *v_fclib, double *v_problem);
 
+/* A local problem as an equivalent global one that every solver takes (src/io/fclib_local.c):
+ * W + eps I = L L^T, M = I, H = L^T, f = 0, w = q, so u = H^T v + w = (W + eps I) r + q. eps starts at
+ * rel_eps * max_k W_kk and grows tenfold until the Cholesky factorization succeeds (*eps_used). A
+ * non-symmetric W is replaced by its symmetric part; *asymmetry = max |W - W^T| / max |W|. */
+sg_err sg_fclib_local_to_global(const sg_fclib_problem *loc, double rel_eps, sg_fclib_problem *glob, double *eps_used,
+                                double *asymmetry);
+
 /* Siconos's scale-invariant residuals (README "Accuracy measure"), v in FCLIB order (ignored for
  * local problems), r = the contact impulses:
  *   u = H^T v + w (local: W r + q), uhat = u + [mu ||u_T||, 0, 0],

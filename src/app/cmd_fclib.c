@@ -16,6 +16,7 @@
 typedef struct {
   char solver[64], out[4096];
   int write, out_set;
+  double local_eps;
 } fclib_options;
 
 static sg_err read_options(fclib_options *o, const char *path) {
@@ -25,6 +26,8 @@ static sg_err read_options(fclib_options *o, const char *path) {
   SG_CHECK(sg_opt_bool("-write_solution", 0, "write /solution/{v,u,r} into a copy of the input (see -solution_file)", &o->write));
   SG_CHECK(sg_opt_string("-solution_file", "<input basename>.solution.hdf5", "where -write_solution puts the copy (current directory by default)",
                          o->out, sizeof o->out, &o->out_set));
+  SG_CHECK(sg_opt_real("-fclib_local_eps", 1e-12, 0, 1, "local problems: regularization of W = L L^T, relative to max W_kk (grown tenfold until W + eps I factors)",
+                       &o->local_eps));
   if (!o->out_set && path) {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -52,7 +55,10 @@ static sg_err velocities_from_impulses(const sg_problem *p, const double *lam, d
   return err;
 }
 
-static sg_err solve_global(MPI_Comm comm, const char *path, const fclib_options *o, const sg_fclib_problem *fp) {
+/* Solve the global problem fp; measure (and write) the answer against `measure` (fp itself, or the
+ * local problem fp was made from). */
+static sg_err solve_global(MPI_Comm comm, const char *path, const fclib_options *o, const sg_fclib_problem *fp,
+                           const sg_fclib_problem *measure) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   sg_problem p = {0};
@@ -90,7 +96,7 @@ static sg_err solve_global(MPI_Comm comm, const char *path, const fclib_options 
   double nat = 0, dyn = 0, metric = 0;
   if (!err) {
     sg_fclib_map_to_fclib(&map, v, vf);
-    err = sg_fclib_residuals(fp, vf, lam, &nat, &dyn, u);
+    err = sg_fclib_residuals(measure, vf, lam, &nat, &dyn, u);
   }
   if (!err) err = sg_contact_residual(&p, lam, &metric);
   /* the same impulses with the velocities recomputed from the dynamics (dyn ~ 0 by construction) */
@@ -104,10 +110,15 @@ static sg_err solve_global(MPI_Comm comm, const char *path, const fclib_options 
   if (!err) err = velocities_from_impulses(&p, lam, v2);
   if (!err) {
     sg_fclib_map_to_fclib(&map, v2, vf2);
-    err = sg_fclib_residuals(fp, vf2, lam, &nat2, &dyn2, NULL);
+    err = sg_fclib_residuals(measure, vf2, lam, &nat2, &dyn2, NULL);
   }
   free(v2); free(vf2);
-  if (!err && rank == 0) {
+  if (!err && rank == 0 && measure->local) {
+    printf("  solver       %s, tol %g, max_it %d\n", o->solver, solver->tol, solver->max_it);
+    printf("  iterations   %d (%s)\n", info.iterations, info.converged ? "converged" : "not converged");
+    printf("  time         %.4f s\n", t);
+    printf("  nat          %.3e (of the local problem u = W r + q)\n", nat);
+  } else if (!err && rank == 0) {
     printf("  solver       %s, tol %g, max_it %d\n", o->solver, solver->tol, solver->max_it);
     printf("  iterations   %d (%s)\n", info.iterations, info.converged ? "converged" : "not converged");
     printf("  time         %.4f s\n", t);
@@ -116,7 +127,7 @@ static sg_err solve_global(MPI_Comm comm, const char *path, const fclib_options 
     printf("  with v = M^-1 (f + H r): nat %.3e, dyn %.3e, nat + dyn %.3e\n", nat2, dyn2, nat2 + dyn2);
   }
   if (!err && o->write && rank == 0) {
-    err = sg_fclib_write_solution(path, o->out, fp, vf, u, lam);
+    err = sg_fclib_write_solution(path, o->out, measure, measure->local ? NULL : vf, u, lam);
     if (!err) printf("  solution     written to %s (/solution/{v,u,r})\n", o->out);
   }
   sg_solver_destroy(&solver);
@@ -153,18 +164,17 @@ sg_err sg_cmd_fclib(MPI_Comm comm, const char *path) {
     printf("  m            %d\n  contacts     %d\n", fp.m, fp.nc);
   }
   if (fp.local) {
-    /* Only the residual of the cold start: the local form has one m x m operator W, a single
-     * subsystem far beyond SubADMM's 64 unknowns. */
-    double *r = sg_calloc((size_t)fp.m + 1, sizeof *r, "impulses"), nat = 0, dyn = 0;
-    if (!r) err = SG_ERR_MEM;
-    if (!err) err = sg_fclib_residuals(&fp, NULL, r, &nat, &dyn, NULL);
-    if (!err && rank == 0) printf("  nat (r = 0)  %.3e\n", nat);
-    free(r);
-    if (!err)
-      err = sg_error_set(SG_ERR_ARG, "%s: local FCLIB problems are read and their residuals computed; solving them needs "
-                         "a solver without SubADMM's 64-unknown subsystem limit (W is %d x %d)", path, fp.m, fp.m);
+    /* solved through an equivalent global problem (src/io/fclib_local.c), measured on the original */
+    sg_fclib_problem glob;
+    double eps = 0, asym = 0;
+    err = sg_fclib_local_to_global(&fp, o.local_eps, &glob, &eps, &asym);
+    if (!err && rank == 0)
+      printf("  as global    M = I, H = L^T with sym(W) + eps I = L L^T, eps = %.3g (W asymmetric by %.2g of max |W|)\n",
+             eps, asym);
+    if (!err) err = solve_global(comm, path, &o, &glob, &fp);
+    if (!err || glob.n) sg_fclib_free(&glob);
   } else {
-    err = solve_global(comm, path, &o, &fp);
+    err = solve_global(comm, path, &o, &fp, &fp);
   }
   sg_fclib_free(&fp);
   return err;

@@ -318,7 +318,7 @@ static double initial_beta(const subadmm *d, const sg_problem *p) {
 
 /* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for every subsystem. */
 static void v_update(subadmm *d, const sg_problem *p, double *v) {
-  double rhs[64];
+  double rhs[6];
   for (int m = 0; m < d->n_my_sub; ++m) {
     int j = d->my_sub[m];
     int dof = p->sub_dof[j], off = p->sub_off[j];
@@ -489,8 +489,6 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     info->converged = 1;
     return SG_OK;
   }
-  for (int j = 0; j < p->n_sub; ++j)
-    if (p->sub_dof[j] > 64) return sg_error_set(SG_ERR_ARG, "SubADMM: subsystem with %d unknowns (at most 64)", p->sub_dof[j]);
   double t0 = MPI_Wtime();
   SG_CHECK(ensure_work(d, p));
   SG_CHECK(build_halo(d, p));
