@@ -10,58 +10,22 @@
 #include "fclib_test.h"
 #include "signorini/solver.h"
 
-/* Solve; returns the solver's error code. */
-static int solve(const char *solver, const char *dir, const char *name, double tol, int max_it, double *nat, double *dyn, int *its,
-                 double *secs) {
-  sg_fclib_problem fp;
-  int e = sg_fclib_read(fclib_path(dir, name), &fp);
-  CHECK_OK(e);
-  if (e) return e;
-  sg_problem p = {0};
-  sg_fclib_map map;
-  CHECK_OK(e = sg_fclib_to_problem(&fp, &p, &map));
-  if (e) { sg_fclib_free(&fp); return e; }
-  sg_solver *s = NULL;
-  CHECK_OK(sg_solver_create(MPI_COMM_SELF, solver, &s));
-  CHECK_OK(sg_solver_set_from_options(s));
-  s->tol = tol;
-  s->max_it = max_it;
-  double *v = calloc((size_t)fp.n, sizeof *v), *vf = calloc((size_t)fp.n, sizeof *vf), *r = calloc((size_t)fp.m, sizeof *r);
-  sg_solve_info info;
-  double t0 = MPI_Wtime();
-  e = sg_solver_solve(s, &p, v, r, &info);
-  *secs = MPI_Wtime() - t0;
-  *its = info.iterations;
-  if (!e) {
-    sg_fclib_map_to_fclib(&map, v, vf);
-    CHECK_OK(sg_fclib_residuals(&fp, vf, r, nat, dyn, NULL));
-    printf("%s, %s: tol %g: %d iterations (%s), %.4f s, nat %.3e, dyn %.3e, nat + dyn %.3e\n", solver, name, tol, info.iterations,
-           info.converged ? "converged" : "not converged", *secs, *nat, *dyn, *nat + *dyn);
-  }
-  free(v); free(vf); free(r);
-  sg_solver_destroy(&s);
-  sg_problem_destroy(&p);
-  sg_fclib_map_free(&map);
-  sg_fclib_free(&fp);
-  return e;
-}
-
 int main(int argc, char **argv) {
   fclib_test_init(&argc, &argv);
   if (!fclib_dir_present(argc, argv)) return fclib_test_finish(SG_TEST_SKIP);
   const char *dir = argv[1];
   double nat, dyn, t;
   int its;
-  CHECK_OK(solve("subadmm", dir, "Box_Stacks-i0122-82-5.hdf5", 1e-8, 100000, &nat, &dyn, &its, &t));
+  CHECK_OK(fclib_solve("subadmm", dir, "Box_Stacks-i0122-82-5.hdf5", 1e-8, 100000, &nat, &dyn, &its, &t));
   CHECK(nat + dyn <= 1e-4);
-  CHECK_OK(solve("subadmm", dir, "spheres-in-a-box-98-i10000-256-10.hdf5", 1e-10, 200000, &nat, &dyn, &its, &t));
+  CHECK_OK(fclib_solve("subadmm", dir, "spheres-in-a-box-98-i10000-256-10.hdf5", 1e-10, 200000, &nat, &dyn, &its, &t));
   CHECK(nat + dyn <= 1e-4);
-  CHECK_OK(solve("subadmm", dir, "CubeH8.hdf5", 1e-8, 100000, &nat, &dyn, &its, &t));
+  CHECK_OK(fclib_solve("subadmm", dir, "CubeH8.hdf5", 1e-8, 100000, &nat, &dyn, &its, &t));
   CHECK(nat + dyn <= 1e-4);
   /* CubeH8 stores only the upper triangle of its symmetric M (the reader mirrors it): with one
    * contact, PGS solves the problem exactly, so nat + dyn is round-off. A reader that kept the
    * triangle would leave dyn near 0.23. */
-  CHECK_OK(solve("pgs", dir, "CubeH8.hdf5", 1e-12, 1000, &nat, &dyn, &its, &t));
+  CHECK_OK(fclib_solve("pgs", dir, "CubeH8.hdf5", 1e-12, 1000, &nat, &dyn, &its, &t));
   CHECK(nat + dyn <= 1e-10);
   return fclib_test_finish(sg_test_exit());
 }
