@@ -45,6 +45,16 @@ static inline sg_solver *sim_solver(const char *name, double tol, int max_it) {
   return s;
 }
 
+/* Solve p from a cold start (v = 0, lambda = 0) with a fresh solver of the given settings. */
+static inline void sim_solve_cold(const char *name, const sg_problem *p, double *v, double *lam, double tol, int max_it,
+                                  sg_solve_info *info) {
+  sg_solver *s = sim_solver(name, tol, max_it);
+  memset(v, 0, sizeof(double) * sg_problem_n_v(p));
+  memset(lam, 0, sizeof(double) * sg_problem_n_rows(p));
+  CHECK_OK(sg_solver_solve(s, p, v, lam, info));
+  sg_solver_destroy(&s);
+}
+
 static inline sg_step_params sim_params(double dt, double margin) {
   sg_step_params p = {.dt = dt, .theta = 0.0, .margin = margin, .erp = 0.2};
   return p;
@@ -62,5 +72,16 @@ static inline int sim_run(sg_stepper *st, sg_scene *s, long n, sim_callback cb, 
     if (cb) cb(st, s, &stats, ctx);
   }
   return 0;
+}
+/* Per-run statistics of a stack or pile: the largest penetration, iterations, unconverged steps
+ * (collected by sim_record_stack as a sim_run callback). */
+typedef struct { double max_pen; long iters, steps; int unconverged; } sim_stack_stats;
+static inline void sim_record_stack(sg_stepper *st, const sg_scene *s, const sg_step_stats *stats, void *ctx) {
+  (void)st; (void)s;
+  sim_stack_stats *ss = ctx;
+  ss->max_pen = fmax(ss->max_pen, stats->max_penetration);
+  ss->iters += stats->iterations;
+  ss->steps++;
+  ss->unconverged += !stats->converged;
 }
 #endif

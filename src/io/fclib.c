@@ -525,14 +525,7 @@ static sg_err copy_file(const char *in, const char *out) {
 }
 
 static sg_err write_vec(hid_t g, const char *name, const char *file, int len, const double *x) {
-  hsize_t dims[1] = {(hsize_t)len};
-  hid_t d;
-  SG_CHECK(sg_h5_dataset_create(g, name, H5T_IEEE_F64LE, 1, dims, NULL, NULL, file, &d));
-  sg_err err = SG_OK;
-  if (len > 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0)
-    err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset /solution/%s", file, name);
-  sg_h5_close(&d);
-  return err;
+  return sg_h5_write_vector(g, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, len, x, file);
 }
 
 sg_err sg_fclib_write_solution(const char *in_path, const char *out_path, const sg_fclib_problem *fp,

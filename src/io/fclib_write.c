@@ -12,25 +12,11 @@
 #include "signorini/fclib.h"
 
 static sg_err write_ints(hid_t g, const char *name, const char *file, long long len, const int *x) {
-  hsize_t dims[1] = {(hsize_t)len};
-  hid_t d;
-  SG_CHECK(sg_h5_dataset_create(g, name, H5T_STD_I32LE, 1, dims, NULL, NULL, file, &d));
-  sg_err err = SG_OK;
-  if (len > 0 && H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0)
-    err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
-  sg_h5_close(&d);
-  return err;
+  return sg_h5_write_vector(g, name, H5T_NATIVE_INT, H5T_STD_I32LE, len, x, file);
 }
 
 static sg_err write_doubles(hid_t g, const char *name, const char *file, long long len, const double *x) {
-  hsize_t dims[1] = {(hsize_t)len};
-  hid_t d;
-  SG_CHECK(sg_h5_dataset_create(g, name, H5T_IEEE_F64LE, 1, dims, NULL, NULL, file, &d));
-  sg_err err = SG_OK;
-  if (len > 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0)
-    err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
-  sg_h5_close(&d);
-  return err;
+  return sg_h5_write_vector(g, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, len, x, file);
 }
 
 static sg_err write_int1(hid_t g, const char *name, const char *file, int value) {

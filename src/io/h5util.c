@@ -531,3 +531,15 @@ sg_err sg_io_check_rows(MPI_Comm comm, int count, const int64_t *gid, long long 
   /* As many as the bodies, distinct and in range: every row is written exactly once. */
   return sg_error_collective(comm, err);
 }
+
+sg_err sg_h5_write_vector(hid_t loc, const char *name, hid_t memtype, hid_t ftype, long long len, const void *x,
+                          const char *file) {
+  hsize_t dims[1] = {(hsize_t)len};
+  hid_t d;
+  SG_CHECK(sg_h5_dataset_create(loc, name, ftype, 1, dims, NULL, NULL, file, &d));
+  sg_err err = SG_OK;
+  if (len > 0 && H5Dwrite(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
+  sg_h5_close(&d);
+  return err;
+}

@@ -34,6 +34,9 @@ sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, i
 
 /* Create a dataset, with any missing intermediate groups. maxdims NULL: fixed size; chunk NULL:
  * contiguous. Never pre-filled: every element is written before it is read. */
+/* A whole 1-D dataset of len values (memtype in memory, ftype in the file), created at loc/name. */
+sg_err sg_h5_write_vector(hid_t loc, const char *name, hid_t memtype, hid_t ftype, long long len, const void *x,
+                          const char *file);
 sg_err sg_h5_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
                             const hsize_t *maxdims, const hsize_t *chunk, const char *file,
                             hid_t *dset);

@@ -16,17 +16,6 @@
 #include "sim_util.h"
 #include "signorini/generate.h"
 
-typedef struct { double max_pen; long iters, steps; int unconverged; } stack_stats;
-
-static void record(sg_stepper *st, const sg_scene *s, const sg_step_stats *stats, void *ctx) {
-  (void)st; (void)s;
-  stack_stats *ss = ctx;
-  ss->max_pen = fmax(ss->max_pen, stats->max_penetration);
-  ss->iters += stats->iterations;
-  ss->steps++;
-  ss->unconverged += !stats->converged;
-}
-
 static void heavy_stack(const char *solver_name) {
   const int n = 5;
   sg_scene s;
@@ -46,10 +35,10 @@ static void heavy_stack(const char *solver_name) {
   sg_step_params prm = sim_params(1.0 / 240.0, 0.02);
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
-  stack_stats ss;
+  sim_stack_stats ss;
   memset(&ss, 0, sizeof ss);
   double t0 = MPI_Wtime();
-  CHECK(sim_run(st, &s, 480, record, &ss) == 0);
+  CHECK(sim_run(st, &s, 480, sim_record_stack, &ss) == 0);
   double secs = MPI_Wtime() - t0, drift = 0;
   for (int i = 1; i < s.n; ++i) {
     double d[3];

@@ -6,21 +6,10 @@
 #include "sim_util.h"
 #include "signorini/generate.h"
 
-typedef struct { double max_pen; long iters; long steps; int unconverged; } stack_stats;
-
-static void record(sg_stepper *st, const sg_scene *s, const sg_step_stats *stats, void *ctx) {
-  (void)st; (void)s;
-  stack_stats *ss = ctx;
-  ss->max_pen = fmax(ss->max_pen, stats->max_penetration);
-  ss->iters += stats->iterations;
-  ss->steps++;
-  ss->unconverged += !stats->converged;
-}
-
 static double g_converged_residual = -1, g_converged_theta = -1;
 static int g_converged_iterations = -1;
 
-static void run_stack(int n, double ratio, double *drift, stack_stats *ss) {
+static void run_stack(int n, double ratio, double *drift, sim_stack_stats *ss) {
   sg_scene s;
   CHECK_OK(sg_scene_create(&s, n + 1, 1));
   s.friction[0] = 0.5;
@@ -38,7 +27,7 @@ static void run_stack(int n, double ratio, double *drift, stack_stats *ss) {
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   memset(ss, 0, sizeof *ss);
-  CHECK(sim_run(st, &s, 480, record, ss) == 0);
+  CHECK(sim_run(st, &s, 480, sim_record_stack, ss) == 0);
   if (ratio == 1.0) { /* convergence without an iteration cap, from a cold start (v = 0, lambda = 0) */
     sg_step_stats stats;
     CHECK_OK(sg_stepper_step(st, &stats));
@@ -69,7 +58,7 @@ static void run_stack(int n, double ratio, double *drift, stack_stats *ss) {
 int main(int argc, char **argv) {
   sim_init(&argc, &argv);
   double drift;
-  stack_stats ss;
+  sim_stack_stats ss;
   run_stack(10, 1.0, &drift, &ss);
   printf("10-box stack: drift %.3e m, max penetration %.3e m, mean iterations %.1f (%d steps at the cap)\n",
          drift, ss.max_pen, (double)ss.iters / ss.steps, ss.unconverged);

@@ -7,15 +7,6 @@
 #include "random_problem.h"
 #include "sim_util.h"
 
-static void solve_with(const char *name, sg_problem *p, double *v, double *lam, int nv, int nr, double tol,
-                       int max_it, sg_solve_info *info) {
-  sg_solver *s = sim_solver(name, tol, max_it);
-  memset(v, 0, sizeof(double) * nv);
-  memset(lam, 0, sizeof(double) * nr);
-  CHECK_OK(sg_solver_solve(s, p, v, lam, info));
-  sg_solver_destroy(&s);
-}
-
 static void random_agreement(void) {
   unsigned long long seed = 0x9e3779b97f4a7c15ULL;
   int compared = 0, active_total = 0, with_active = 0;
@@ -31,8 +22,8 @@ static void random_agreement(void) {
     double *v1 = malloc(sizeof(double) * nv), *v2 = malloc(sizeof(double) * nv);
     double *l1 = malloc(sizeof(double) * nr), *l2 = malloc(sizeof(double) * nr), r1, r2;
     sg_solve_info i1, i2;
-    solve_with("pgs", &p, v1, l1, nv, nr, 1e-12, 1000000, &i1);
-    solve_with("subadmm", &p, v2, l2, nv, nr, 1e-12, 1000000, &i2);
+    sim_solve_cold("pgs", &p, v1, l1, 1e-12, 1000000, &i1);
+    sim_solve_cold("subadmm", &p, v2, l2, 1e-12, 1000000, &i2);
     CHECK_OK(sg_contact_residual(&p, l1, &r1));
     CHECK_OK(sg_contact_residual(&p, l2, &r2));
     double lmax = 0, diff = 0;

@@ -23,15 +23,6 @@
 #include "sim_util.h"
 #include "signorini/sap.h"
 
-static void solve_with(const char *name, sg_problem *p, double *v, double *lam, int nv, int nr, double tol,
-                       int max_it, sg_solve_info *info) {
-  sg_solver *s = sim_solver(name, tol, max_it);
-  memset(v, 0, sizeof(double) * nv);
-  memset(lam, 0, sizeof(double) * nr);
-  CHECK_OK(sg_solver_solve(s, p, v, lam, info));
-  sg_solver_destroy(&s);
-}
-
 static void agreement(void) {
   const double eps_R = 2.5e-8;
   PetscOptionsSetValue(NULL, "-sap_beta", "1e-3");      /* Rn = 2.53e-8 w */
@@ -52,8 +43,8 @@ static void agreement(void) {
     double *v1 = malloc(sizeof(double) * nv), *v2 = malloc(sizeof(double) * nv), *vc = malloc(sizeof(double) * nr);
     double *l1 = malloc(sizeof(double) * nr), *l2 = malloc(sizeof(double) * nr);
     sg_solve_info i1, i2;
-    solve_with("pgs", &p, v1, l1, nv, nr, 1e-13, 1000000, &i1);
-    solve_with("sap", &p, v2, l2, nv, nr, 1e-7, 200, &i2);
+    sim_solve_cold("pgs", &p, v1, l1, 1e-13, 1000000, &i1);
+    sim_solve_cold("sap", &p, v2, l2, 1e-7, 200, &i2);
     /* does a SAP contact slide? (tangential impulse on the cone's surface, with friction) */
     sg_problem_apply_J(&p, v2, vc);
     int slides = 0, n_active = 0;
