@@ -157,7 +157,7 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
     SG_CHECK(sg_generate_pile(&s));
     SG_CHECK(sg_scene_update_mass(&s));
   }
-  SG_CHECK(sg_step_params_from_options(&s, &prm));
+  SG_CHECK(sg_step_params_from_options(comm, &s, &prm));
   SG_CHECK(sg_solver_create(comm, "subadmm", &solver));
   SG_CHECK(sg_solver_set_from_options(solver));
   SG_CHECK(sg_solver_create(comm, "subadmm", &timed));

@@ -10,6 +10,15 @@
 
 /* Read and validate a scene file (every rank gets the whole scene for now). */
 sg_err sg_scene_read(MPI_Comm comm, const char *path, sg_scene *s);
+/* Read a scene file in parallel: rank r reads rows [N r / P, N (r + 1) / P) of every per-body
+ * dataset (one collective hyperslab read per dataset), keeps the moving bodies of its block and
+ * receives every fixed body (all-gathered: walls and planes are few and every rank needs them).
+ * The result is a distributed scene (s->distributed = 1, see scene.h): bodies [0, n_owned) are this
+ * rank's moving bodies in ascending gid (gid = row index in the file), then all fixed bodies in
+ * ascending gid, identical on every rank. Mass and inertia are computed. The same validation and
+ * one-line messages as sg_scene_read (naming the file, the dataset and the global body index);
+ * any error on any rank makes every rank return it. */
+sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s);
 /* Write a scene file atomically (temporary name, then rename). */
 sg_err sg_scene_write(MPI_Comm comm, const char *path, const sg_scene *s);
 
@@ -55,7 +64,8 @@ typedef struct {
  * ranks or the distribution of the bodies (collective). */
 uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s);
 /* Write a checkpoint of s (state, s->step, s->time), of the run options prm and of the warm start
- * (warm[0..n_warm), as from sg_stepper_warm) atomically: to a temporary name beside path, synced,
+ * (warm[0..n_warm), as from sg_stepper_warm_written: on a distributed scene each entry comes
+ * from one rank) atomically: to a temporary name beside path, synced,
  * then renamed over the previous checkpoint, which survives any interruption before that. */
 sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, const sg_step_params *prm,
                            const sg_warm_entry *warm, int n_warm);

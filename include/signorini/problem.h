@@ -70,5 +70,8 @@ void sg_problem_apply_JT_add(const sg_problem *p, const double *lambda, double *
  * z_i = J_i vhat - lambda_i + T(-J_i vhat + lambda_i - e_i) and ||J vhat - z|| / n_contacts
  * (the 2-norm over all constraint rows; 0 when there are no constraints). */
 sg_err sg_contact_residual(const sg_problem *p, const double *lambda, double *residual);
+/* Its parts: vhat of every subsystem (v[n_v]), and constraint i's term ||J_i vhat - z_i||^2. */
+sg_err sg_metric_velocity(const sg_problem *p, const double *lambda, double *v);
+double sg_metric_constraint_sq(const sg_problem *p, int i, const double *lambda, const double *v);
 
 #endif

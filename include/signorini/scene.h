@@ -41,6 +41,12 @@ typedef struct {
   double gravity[3];
   double time;        /* simulated time of the state */
   int64_t step;       /* steps taken */
+  /* distribution: distributed = 0: every rank holds the whole scene. distributed = 1: this rank
+   * holds the moving bodies it owns (n_owned of them; each moving body of the run is held by
+   * exactly one rank) and every fixed body (walls, planes: the same on every rank), all in
+   * ascending gid. On one rank the two are the same scene. */
+  int distributed;
+  int n_owned;
 } sg_scene;
 
 sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials);
@@ -51,6 +57,11 @@ void sg_scene_destroy(sg_scene *s);
 sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int material, int fixed,
                          double density, const double pos[3], const double quat[4],
                          const double vel[6], int *index);
+
+/* Append a copy of body i of src (description, derived mass and inertia, state, gid) to dst. */
+sg_err sg_scene_copy_body(sg_scene *dst, const sg_scene *src, int i);
+/* Materials, gravity, time and step of src into dst (dst's friction table is reallocated). */
+sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src);
 
 /* Mass and principal inertia of every body from its shape, size and density. */
 sg_err sg_scene_update_mass(sg_scene *s);

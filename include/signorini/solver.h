@@ -23,6 +23,10 @@ typedef struct {
   sg_err (*set_from_options)(sg_solver *s);
   sg_err (*solve)(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info);
   void (*destroy)(sg_solver *s);
+  /* 1: solves a rank's part of the problem (its subsystems, the constraints touching them, and
+   * ghost subsystems owned elsewhere), so the stepper can distribute the scene; 0: needs the
+   * whole problem on every rank (a replicated scene) */
+  int distributed_scene;
 } sg_solver_ops;
 
 struct sg_solver {
@@ -37,6 +41,8 @@ struct sg_solver {
 sg_err sg_solver_register(const sg_solver_ops *ops);
 void sg_solver_list(char *buf, int len);         /* comma-separated registered names */
 sg_err sg_solver_create(MPI_Comm comm, const char *name, sg_solver **out);
+/* 1 when the registered solver `name` runs on a distributed scene (ops->distributed_scene). */
+int sg_solver_distributes_scene(const char *name);
 sg_err sg_solver_set_from_options(sg_solver *s);  /* reads -solver_max_it, -solver_tol, ... */
 sg_err sg_solver_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info);
 void sg_solver_destroy(sg_solver **s);

@@ -54,13 +54,13 @@ static sg_err check_same_as_checkpoint(const char *name, double given, double st
                       name, given, ckpt, name + 1, stored, name);
 }
 
-static sg_err read_run_options(const sg_scene *s, run_options *o, sg_step_params *prm) {
+static sg_err read_run_options(MPI_Comm comm, const sg_scene *s, run_options *o, sg_step_params *prm) {
   char names[256];
   sg_solver_list(names, sizeof names);
   SG_CHECK(sg_opt_string("-o", "out.h5", "trajectory output (HDF5; an .xmf for ParaView is written beside it)", o->out, sizeof o->out, NULL));
   SG_CHECK(sg_opt_choice("-solver", "subadmm", names, "contact solver", o->solver, sizeof o->solver));
   SG_CHECK(sg_opt_real("-t_final", 1.0, 0.0, 1e9, "simulated time (s)", &o->t_final));
-  SG_CHECK(sg_step_params_from_options(s, prm));
+  SG_CHECK(sg_step_params_from_options(comm, s, prm));
   long every_default = (long)fmax(1.0, round(1.0 / (60.0 * prm->dt))); /* about 60 frames per second */
   SG_CHECK(sg_opt_int("-output_every", every_default, 1, 1000000000, "write a frame every N steps", &o->output_every));
   SG_CHECK(sg_opt_real("-progress_interval", 30.0, 0.0, 1e9, "seconds between progress lines in batch logs (0: none)", &o->progress_interval));
@@ -99,7 +99,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
 
   if (sg_opt_help_requested()) { /* list every option with its default, then stop */
     SG_CHECK(sg_scene_create(&s, 1, 1));
-    err = read_run_options(&s, &o, &prm);
+    err = read_run_options(comm, &s, &o, &prm);
     if (!err) err = read_restart_option(&o);
     if (!err) err = sg_solver_create(comm, o.solver, &solver);
     if (!err) err = sg_solver_set_from_options(solver);
@@ -112,14 +112,19 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   sg_checkpoint_info ck = {0};
   sg_warm_entry *warm = NULL;
   int n_warm = 0;
-  err = sg_error_collective(comm, sg_scene_read(comm, scene_path, &s));
+  /* A solver that runs on a distributed scene gets one from the start: each rank reads a block of
+   * the file (hyperslabs), and no rank ever holds the whole scene. */
+  char solver_name[64] = "subadmm";
+  PetscOptionsGetString(NULL, NULL, "-solver", solver_name, sizeof solver_name, NULL);
+  if (sg_solver_distributes_scene(solver_name)) err = sg_scene_read_block(comm, scene_path, &s);
+  else err = sg_error_collective(comm, sg_scene_read(comm, scene_path, &s));
   if (!err) err = sg_error_collective(comm, read_restart_option(&o));
   /* A restart: the scene's state, step and time become the checkpoint's, before anything else. */
   if (!err && o.restarting)
     err = sg_checkpoint_read(comm, o.restart, scene_path, &s, &ck, &warm, &n_warm);
   if (!err && o.restarting) err = default_from_checkpoint("-dt", ck.dt);
   if (!err && o.restarting) err = default_from_checkpoint("-theta", ck.theta);
-  if (!err) err = read_run_options(&s, &o, &prm);
+  if (!err) err = read_run_options(comm, &s, &o, &prm);
   if (!err && o.restarting) err = check_same_as_checkpoint("-dt", prm.dt, ck.dt, o.restart);
   if (!err && o.restarting) err = check_same_as_checkpoint("-theta", prm.theta, ck.theta, o.restart);
   long long start_step = s.step, n_total = 0;
@@ -181,10 +186,18 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st));
     err = sg_error_collective(comm, err);
     if (!err && o.checkpoint_every > 0 && g % o.checkpoint_every == 0) {
-      err = sg_checkpoint_write(comm, o.checkpoint, &s, &prm, sg_stepper_warm(st), sg_stepper_warm_count(st));
+      int n_written;
+      const sg_warm_entry *written = sg_stepper_warm_written(st, &n_written);
+      err = n_written < 0 ? SG_ERR_MEM : sg_checkpoint_write(comm, o.checkpoint, &s, &prm, written, n_written);
       if (!err) last_ckpt = g;
     }
-    if (!err) err = sg_fclib_dump_after_step(comm, &o.dump, g, sg_stepper_problem(st), scene_path, prm.dt, o.solver);
+    if (!err && g == o.dump.step) {
+      sg_problem whole_buf = {0};
+      const sg_problem *whole = NULL;
+      err = sg_stepper_whole_problem(st, 0, &whole_buf, &whole);
+      if (!err) err = sg_fclib_dump_after_step(comm, &o.dump, g, whole, scene_path, prm.dt, o.solver);
+      sg_problem_destroy(&whole_buf);
+    }
     sg_timer_add(SG_PHASE_IO, tio);
     if (err) break;
     done_steps = k;
@@ -211,13 +224,16 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   sg_err cerr = sg_traj_close(w, !err ? SG_TRAJ_COMPLETE : step_failed ? SG_TRAJ_KEEP_PARTIAL : SG_TRAJ_DISCARD);
   w = NULL;
   if (!err) err = sg_error_collective(comm, cerr);
+  long long n_bodies = 0; /* each moving body held once; the fixed ones everywhere */
+  for (int i = 0; i < s.n; ++i) n_bodies += !s.distributed || !s.fixed[i] || rank == 0;
+  if (s.distributed) MPI_Allreduce(MPI_IN_PLACE, &n_bodies, 1, MPI_LONG_LONG, MPI_SUM, comm);
   if (!err && rank == 0) {
     char xmf[4096];
     snprintf(xmf, sizeof xmf, "%s", o.out);
     char *dot = strrchr(xmf, '.');
     if (dot && !strcmp(dot, ".h5")) strcpy(dot, ".xmf");
     else strncat(xmf, ".xmf", sizeof xmf - strlen(xmf) - 1);
-    printf("signorini: %ld steps of %.6g s (t = %.4g s), %d bodies, solver %s\n", done_steps, prm.dt, s.time, s.n, o.solver);
+    printf("signorini: %ld steps of %.6g s (t = %.4g s), %lld bodies, solver %s\n", done_steps, prm.dt, s.time, n_bodies, o.solver);
     printf("  mean iterations per step   %.2f (%ld steps hit -solver_max_it)\n", done_steps ? sum_it / done_steps : 0.0, unconverged);
     printf("  mean contact residual      %.3e (paper 002 Sec. VII)\n", done_steps ? sum_res / done_steps : 0.0);
     printf("  max penetration            %.3e m\n", max_pen);

@@ -18,8 +18,8 @@ sg_err sg_fclib_dump_options(sg_fclib_dump *d, const char *out);
  * be the scene, the output or the checkpoint. */
 sg_err sg_fclib_dump_check(const sg_fclib_dump *d, long long first_step, long long last_step, const char *scene,
                            const char *out, const char *checkpoint);
-/* After step `step` (1-based) has been solved: when it is the one asked for, rank 0 writes p
- * (replicated on every rank); collective, every rank returns the same result. */
+/* After step `step` (1-based) has been solved: when it is the one asked for, rank 0 writes p (the
+ * whole problem, needed on rank 0 only); collective, every rank returns the same result. */
 sg_err sg_fclib_dump_after_step(MPI_Comm comm, const sg_fclib_dump *d, long long step, const sg_problem *p,
                                 const char *scene, double dt, const char *solver);
 #endif

@@ -7,7 +7,7 @@ sg_timing sg_timers;
 
 const char *sg_phase_name(int ph) {
   static const char *names[SG_PHASE_COUNT] = {"collision", "assembly", "factorization", "iteration", "halo_wait",
-                                              "reductions", "gather", "metric", "integration", "io"};
+                                              "reductions", "ghosts", "gather", "metric", "integration", "io"};
   return ph >= 0 && ph < SG_PHASE_COUNT ? names[ph] : "unknown";
 }
 

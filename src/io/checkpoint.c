@@ -57,11 +57,13 @@ static uint64_t sum_over(MPI_Comm comm, uint64_t local) {
   return total;
 }
 
-/* Each body counted once over the ranks: those whose rows this rank writes (sg_io_rows_here). */
+/* Each body counted once over the ranks: those whose rows this rank writes (sg_io_writes_body). */
 uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
   uint64_t sum = 0;
-  int mine = sg_io_rows_here(comm, s);
-  for (int i = 0; i < mine; ++i) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  for (int i = 0; i < s->n; ++i) {
+    if (!sg_io_writes_body(rank, s, i)) continue;
     uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
     h = fnv_i32(h, s->shape[i]);
     h = fnv_f64s(h, s->size + 3 * i, 3);
@@ -90,8 +92,10 @@ static uint64_t warm_entry_hash(const sg_warm_entry *e) {
 static uint64_t state_hash(MPI_Comm comm, const sg_scene *s, int64_t step, double time,
                            const sg_warm_entry *warm, int warm_here) {
   uint64_t bodies = 0, contacts = 0;
-  int mine = sg_io_rows_here(comm, s);
-  for (int i = 0; i < mine; ++i) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  for (int i = 0; i < s->n; ++i) {
+    if (!sg_io_writes_body(rank, s, i)) continue;
     uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
     h = fnv_f64s(h, s->pos + 3 * i, 3);
     h = fnv_f64s(h, s->quat + 4 * i, 4);
@@ -148,12 +152,13 @@ static sg_err attr_read(hid_t loc, const char *name, H5T_class_t cls, hid_t mtyp
 
 /* --- writing ------------------------------------------------------------------------------------- */
 
-/* Warm-start entries this rank writes: every rank holds all of them for now, so rank 0 writes
- * them; with distributed contacts each rank writes those it owns (rows placed by MPI_Exscan). */
-static int warm_rows_here(MPI_Comm comm, int n_warm) {
+/* Warm-start entries this rank writes: with a replicated scene every rank holds all of them and
+ * rank 0 writes them; with a distributed one each rank is given those it keeps (each entry kept by
+ * one rank) and writes them all (rows placed by MPI_Exscan). */
+static int warm_rows_here(MPI_Comm comm, const sg_scene *s, int n_warm) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  return rank == 0 ? n_warm : 0;
+  return s->distributed || rank == 0 ? n_warm : 0;
 }
 
 static sg_err write_warm(MPI_Comm comm, hid_t file, const char *path, const sg_warm_entry *warm, int mine,
@@ -245,7 +250,7 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
   if (sg_io_n_global(comm, s) < 1) return sg_error_set(SG_ERR_ARG, "cannot write %s: the scene has no bodies", path);
   char *tmp = sg_fs_tmp_name(comm, path, ".tmp");
   if (!tmp) return sg_error_collective(comm, SG_ERR_MEM);
-  int mine = warm_rows_here(comm, n_warm);
+  int mine = warm_rows_here(comm, s, n_warm);
   uint64_t shash = sg_scene_hash(comm, s);
   uint64_t xhash = state_hash(comm, s, s->step, s->time, warm, mine);
   hid_t file = H5I_INVALID_HID, dxpl = H5I_INVALID_HID;
@@ -437,7 +442,7 @@ sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_pat
     err = sg_error_set(SG_ERR_FORMAT, "%s: holds %d bodies, %s %lld", path, ck.n, sname, sg_io_n_global(comm, s));
   if (!err) err = read_warm(file, path, ck.n, dxpl, &e, &ne);
   err = sg_error_collective(comm, err);
-  if (!err && state_hash(comm, &ck, step, info->time, e, warm_rows_here(comm, ne)) != stored_state)
+  if (!err && state_hash(comm, &ck, step, info->time, e, warm_rows_here(comm, &ck, ne)) != stored_state)
     err = sg_error_set(SG_ERR_FORMAT, "%s: corrupted checkpoint: the state does not match its state_hash", path);
   err = sg_error_collective(comm, err);
   sg_h5_close(&dxpl);

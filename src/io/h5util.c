@@ -474,12 +474,6 @@ done:
   return err;
 }
 
-int sg_io_rows_here(MPI_Comm comm, const sg_scene *s) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  return rank == 0 ? s->n : 0;
-}
-
 sg_err sg_h5_read_header(hid_t file, const char *path, char *kind, size_t len, long long *version) {
   int found;
   SG_CHECK(sg_h5_attr_read_str(file, "kind", kind, len, &found, path));
@@ -541,5 +535,122 @@ sg_err sg_h5_write_vector(hid_t loc, const char *name, hid_t memtype, hid_t ftyp
   if (len > 0 && H5Dwrite(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0)
     err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
   sg_h5_close(&d);
+  return err;
+}
+
+/* --- block reads: each rank reads a contiguous range of rows ------------------------------------ */
+
+/* Rows [N part / nparts, N (part + 1) / nparts), without forming N * part (no overflow). */
+static void block_range(long long n, int part, int nparts, long long *first, long long *count) {
+  long long q = n / nparts, r = n % nparts;
+  long long lo = q * part + r * part / nparts, hi = q * (part + 1) + r * (part + 1) / nparts;
+  *first = lo;
+  *count = hi - lo;
+}
+
+/* Read the selected elements (count of them) as int or double; enums as in read_enum_as_int. */
+static herr_t read_selection(hid_t dset, hid_t ftype, int as_enum, int want_int, hid_t mspace, hid_t fspace,
+                             size_t count, hid_t dxpl, void *out) {
+  double dummy; /* an empty selection still needs a buffer on some HDF5 versions */
+  if (!as_enum)
+    return H5Dread(dset, want_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, count ? out : &dummy);
+  hid_t mem = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+  hid_t base = mem >= 0 ? H5Tget_super(mem) : H5I_INVALID_HID;
+  herr_t r = -1;
+  if (base >= 0) {
+    size_t sz = H5Tget_size(mem);
+    size_t elem = sz > sizeof(int) ? sz : sizeof(int);
+    void *tmp = count ? calloc(count, elem) : NULL;
+    if ((tmp || !count) && H5Dread(dset, mem, mspace, fspace, dxpl, tmp ? tmp : (void *)&dummy) >= 0 &&
+        (!count || H5Tconvert(base, H5T_NATIVE_INT, count, tmp, NULL, H5P_DEFAULT) >= 0)) {
+      if (count) memcpy(out, tmp, count * sizeof(int));
+      r = 0;
+    }
+    free(tmp);
+  }
+  sg_h5_close(&base);
+  sg_h5_close(&mem);
+  return r;
+}
+
+sg_err sg_h5_read_block_checked(hid_t loc, const char *name, const char *shown, const char *file, int want_int,
+                                int rank, long long *dims, const char *why, int part, int nparts, hid_t dxpl,
+                                long long *first, long long *count, void **buf) {
+  *buf = NULL;
+  *first = *count = 0;
+  if (rank < 1 || rank > H5S_MAX_RANK || nparts < 1 || part < 0 || part >= nparts)
+    return sg_error_set(SG_ERR_ARG, "%s: bad block read of dataset %s", file, shown);
+  /* The checks below are those of sg_h5_read_checked, so both readers say the same things. */
+  if (!sg_h5_exists(loc, name)) return sg_error_set(SG_ERR_FORMAT, "%s: missing dataset %s", file, shown);
+  hid_t dset = H5Dopen2(loc, name, H5P_DEFAULT);
+  if (dset < 0) return sg_error_set(SG_ERR_FORMAT, "%s: %s is not a dataset", file, shown);
+  hid_t space = H5Dget_space(dset), ftype = H5Dget_type(dset), mspace = H5I_INVALID_HID;
+  void *data = NULL;
+  sg_err err = SG_OK;
+  hsize_t fd[H5S_MAX_RANK];
+  int frank = space >= 0 ? H5Sget_simple_extent_dims(space, fd, NULL) : -1;
+  H5T_class_t cls = ftype >= 0 ? H5Tget_class(ftype) : H5T_NO_CLASS;
+  if (frank < 0 || ftype < 0) {
+    err = sg_error_set(SG_ERR_FORMAT, "%s: cannot query dataset %s", file, shown);
+    goto done;
+  }
+  long long have[H5S_MAX_RANK];
+  int match = frank == rank;
+  for (int k = 0; k < frank; ++k) {
+    have[k] = (long long)fd[k];
+    if (k < rank && dims[k] >= 0 && dims[k] != have[k]) match = 0;
+  }
+  if (!match) {
+    char hs[128], ws[128];
+    format_dims(hs, sizeof hs, frank, have);
+    format_dims(ws, sizeof ws, rank, dims);
+    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has shape %s, expected %s%s%s", file, shown, hs, ws,
+                       why ? " " : "", why ? why : "");
+    goto done;
+  }
+  int ok_class = want_int ? (cls == H5T_INTEGER || cls == H5T_ENUM) : (cls == H5T_INTEGER || cls == H5T_FLOAT);
+  if (!ok_class) {
+    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has %s values, expected %s", file, shown, class_name(cls),
+                       want_int ? "integers" : "numbers");
+    goto done;
+  }
+  size_t row = 1;
+  for (int k = 0; k < rank; ++k) {
+    dims[k] = have[k];
+    if (k > 0) row *= (size_t)have[k];
+  }
+  long long lo, cnt;
+  block_range(have[0], part, nparts, &lo, &cnt);
+  size_t n = (size_t)cnt * row;
+  hsize_t start[H5S_MAX_RANK] = {0}, extent[H5S_MAX_RANK], mdim = n ? n : 1;
+  for (int k = 0; k < rank; ++k) extent[k] = k == 0 ? (hsize_t)cnt : fd[k];
+  mspace = H5Screate_simple(1, &mdim, NULL);
+  start[0] = (hsize_t)lo;
+  herr_t sel = mspace < 0 ? -1
+               : n     ? H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, extent, NULL)
+                       : (H5Sselect_none(space) < 0 || H5Sselect_none(mspace) < 0 ? -1 : 0);
+  if (sel < 0) {
+    err = sg_error_set(SG_ERR_LIB, "%s: cannot select rows of dataset %s", file, shown);
+    goto done;
+  }
+  if (n && !(data = malloc(n * (want_int ? sizeof(int) : sizeof(double))))) {
+    err = sg_error_set(SG_ERR_MEM, "%s: out of memory reading dataset %s", file, shown);
+    goto done;
+  }
+  /* Every rank calls the (collective) read, those with an empty block with empty selections. */
+  if (read_selection(dset, ftype, want_int && cls == H5T_ENUM, want_int, mspace, space, n, dxpl, data) < 0) {
+    free(data);
+    data = NULL;
+    err = sg_error_set(SG_ERR_IO, "%s: cannot read dataset %s", file, shown);
+    goto done;
+  }
+  *first = lo;
+  *count = cnt;
+  *buf = data;
+done:
+  sg_h5_close(&mspace);
+  sg_h5_close(&ftype);
+  sg_h5_close(&space);
+  sg_h5_close(&dset);
   return err;
 }

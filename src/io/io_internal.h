@@ -76,9 +76,11 @@ long long sg_io_n_global(MPI_Comm comm, const sg_scene *s);
  * this rank) are exactly the ids 0..n_global-1, each once; the same error on every rank. */
 sg_err sg_io_check_rows(MPI_Comm comm, int count, const int64_t *gid, long long n_global,
                         const char *file);
-/* Rows this rank writes: every rank holds the whole scene for now, so rank 0 writes them all;
- * with distributed bodies each rank writes the rows it owns (see sg_h5_write_rows). */
-int sg_io_rows_here(MPI_Comm comm, const sg_scene *s);
+/* Does this rank write body i's row? A replicated scene is written by rank 0; in a distributed
+ * one each rank writes its moving bodies and rank 0 the fixed ones (held by every rank). */
+static inline int sg_io_writes_body(int rank, const sg_scene *s, int i) {
+  return s->distributed ? (!s->fixed[i] || rank == 0) : rank == 0;
+}
 
 /* --- fsutil.c: files beside HDF5 (rank 0 acts, every rank gets the result) --------------------- */
 /* "<path><suffix>.<pid of rank 0>"; free() the result. */
@@ -104,4 +106,14 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
  * trajectory's base name, referenced relative to the .xmf. */
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_bodies,
                      const double *times, long long n_frames);
+
+/* --- h5util.c: block reads ---------------------------------------------------------------------- */
+/* Collective checked read of one block of rows: the checks and messages of sg_h5_read_checked
+ * (dims[0] < 0 accepts any number of rows N; dims returns the extents), then this rank reads rows
+ * [N part / nparts, N (part + 1) / nparts), returned in *first and *count; ranks with an empty
+ * block take part with an empty selection. *buf (free()) holds count x (product of the other
+ * extents) values, NULL when there are none. */
+sg_err sg_h5_read_block_checked(hid_t loc, const char *name, const char *shown, const char *file, int want_int,
+                                int rank, long long *dims, const char *why, int part, int nparts, hid_t dxpl,
+                                long long *first, long long *count, void **buf);
 #endif

@@ -26,22 +26,34 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   int rank;
   MPI_Comm_rank(comm, &rank);
   long long n = sg_io_n_global(comm, s);
-  int mine = sg_io_rows_here(comm, s);
-  SG_CHECK(sg_io_check_rows(comm, mine, s->gid, n, file));
+  /* the rows this rank writes, packed (every field has at most 6 values of at most 8 bytes) */
+  int mine = 0;
+  for (int i = 0; i < s->n; ++i) mine += sg_io_writes_body(rank, s, i);
+  int64_t *gid = sg_calloc((size_t)mine + 1, sizeof *gid, "rows to write");
+  unsigned char *buf = sg_calloc((size_t)mine + 1, 6 * sizeof(double), "rows to write");
+  sg_err err = gid && buf ? SG_OK : SG_ERR_MEM;
+  for (int i = 0, k = 0; !err && i < s->n; ++i)
+    if (sg_io_writes_body(rank, s, i)) gid[k++] = s->gid[i];
+  if (!err) err = sg_io_check_rows(comm, mine, gid, n, file);
   const void *data[F_COUNT] = {s->shape, s->size, s->material, s->fixed,
                                s->density, s->pos, s->quat, s->vel};
-  sg_err err = SG_OK;
   for (int f = 0; f < F_COUNT && !err; ++f) {
     const body_field *bf = &body_fields[f];
     /* Files hold fixed-size little-endian types whatever the machine. */
     hid_t ftype = f == F_FIXED ? H5T_STD_U8LE : bf->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
     hid_t mtype = f == F_FIXED ? H5T_NATIVE_UCHAR : bf->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+    size_t row = (f == F_FIXED ? 1 : bf->is_int ? sizeof(int) : sizeof(double)) * (size_t)(bf->ncols ? bf->ncols : 1);
+    for (int i = 0, k = 0; i < s->n; ++i)
+      if (sg_io_writes_body(rank, s, i)) memcpy(buf + row * (size_t)k++, (const unsigned char *)data[f] + row * (size_t)i, row);
     hsize_t dims[2] = {(hsize_t)n, (hsize_t)bf->ncols};
     hid_t d;
     err = sg_h5_dataset_create(loc, bf->name, ftype, bf->ncols ? 2 : 1, dims, NULL, NULL, file, &d);
-    if (!err) err = sg_h5_write_rows(d, mtype, -1, bf->ncols, mine, s->gid, data[f], dxpl, file, bf->name);
+    if (!err) err = sg_h5_write_rows(d, mtype, -1, bf->ncols, mine, gid, buf, dxpl, file, bf->name);
     sg_h5_close(&d);
   }
+  free(gid);
+  free(buf);
+  err = sg_error_collective(comm, err);
   hsize_t mm[2] = {(hsize_t)s->n_materials, (hsize_t)s->n_materials}, three = 3;
   hid_t d = H5I_INVALID_HID;
   if (!err) err = sg_h5_dataset_create(loc, "materials/friction", H5T_IEEE_F64LE, 2, mm, NULL, NULL, file, &d);

@@ -151,27 +151,26 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
 
 static sg_err flush_stats(sg_traj_writer *w);
 
-/* The rows this rank writes: every body on rank 0 without owners, else the bodies owned here (a
- * body without a valid owner, a fixed wall say, goes to rank 0), packed in scene order. */
+/* The rows this rank writes: without owners, those of sg_io_writes_body; else the bodies owned
+ * here (a body without a valid owner, a fixed wall say, goes to rank 0), packed in scene order. */
+static int writes_row(const sg_traj_writer *w, const sg_scene *s, const int *owner, int size, int i) {
+  if (!owner) return sg_io_writes_body(w->rank, s, i);
+  return (owner[i] >= 0 && owner[i] < size ? owner[i] : 0) == w->rank;
+}
+
 static sg_err pick_rows(sg_traj_writer *w, const sg_scene *s, const int *owner, int *mine, const int64_t **gid,
                         const double **data) {
   const double *all[FR_COUNT] = {s->pos, s->quat, s->vel};
-  if (!owner) {
-    *mine = sg_io_rows_here(w->comm, s);
-    *gid = s->gid;
-    for (int k = 0; k < FR_COUNT; ++k) data[k] = all[k];
-    return SG_OK;
-  }
   int size, n = 0;
   MPI_Comm_size(w->comm, &size);
-  for (int i = 0; i < s->n; ++i) n += (owner[i] >= 0 && owner[i] < size ? owner[i] : 0) == w->rank;
+  for (int i = 0; i < s->n; ++i) n += writes_row(w, s, owner, size, i);
   sg_err err = sg_grow((void **)&w->own_gid, &w->cap_own, n + 1, sizeof(int64_t), "owned rows");
   for (int k = 0; k < FR_COUNT && !err; ++k)
     err = sg_grow((void **)&w->own_data[k], &w->cap_data[k], (n + 1) * frame_fields[k].ncols, sizeof(double), "owned rows");
   if (err) return err;
   n = 0;
   for (int i = 0; i < s->n; ++i) {
-    if ((owner[i] >= 0 && owner[i] < size ? owner[i] : 0) != w->rank) continue;
+    if (!writes_row(w, s, owner, size, i)) continue;
     w->own_gid[n] = s->gid[i];
     for (int k = 0; k < FR_COUNT; ++k) {
       int c = frame_fields[k].ncols;

@@ -63,6 +63,30 @@ sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int mater
   return SG_OK;
 }
 
+sg_err sg_scene_copy_body(sg_scene *dst, const sg_scene *src, int i) {
+  int k;
+  SG_CHECK(sg_scene_add_body(dst, src->shape[i], src->size + 3 * i, src->material[i], src->fixed[i], src->density[i],
+                             src->pos + 3 * i, src->quat + 4 * i, src->vel + 6 * i, &k));
+  dst->gid[k] = src->gid[i];
+  dst->mass[k] = src->mass[i];
+  memcpy(dst->inertia + 3 * k, src->inertia + 3 * i, 3 * sizeof(double));
+  return SG_OK;
+}
+
+sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
+  size_t mm = (size_t)src->n_materials * (size_t)src->n_materials;
+  double *f = malloc(mm * sizeof *f);
+  if (!f) return sg_error_set(SG_ERR_MEM, "out of memory for the friction table");
+  memcpy(f, src->friction, mm * sizeof *f);
+  free(dst->friction);
+  dst->friction = f;
+  dst->n_materials = src->n_materials;
+  memcpy(dst->gravity, src->gravity, sizeof dst->gravity);
+  dst->time = src->time;
+  dst->step = src->step;
+  return SG_OK;
+}
+
 sg_err sg_scene_update_mass(sg_scene *s) {
   for (int i = 0; i < s->n; ++i) {
     double *I = s->inertia + 3 * i;

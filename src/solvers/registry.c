@@ -36,6 +36,13 @@ void sg_solver_list(char *buf, int len) {
   }
 }
 
+int sg_solver_distributes_scene(const char *name) {
+  register_builtins();
+  for (int k = 0; k < g_nreg; ++k)
+    if (!strcmp(g_registry[k]->name, name)) return g_registry[k]->distributed_scene;
+  return 0;
+}
+
 sg_err sg_solver_create(MPI_Comm comm, const char *name, sg_solver **out) {
   register_builtins();
   const sg_solver_ops *ops = NULL;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include "signorini/anderson.h"
 #include "signorini/cone.h"
+#include "signorini/exchange.h"
 #include "signorini/la.h"
 #include "signorini/options.h"
 #include "signorini/solver.h"
@@ -98,7 +99,7 @@ static void subadmm_destroy(sg_solver *s) {
 }
 
 static sg_err ensure_work(subadmm *d, const sg_problem *p) {
-  int na = p->sub_aoff[p->n_sub], nv = sg_problem_n_v(p), npair = p->n_con ? p->con_pair[p->n_con] : 0;
+  int na = p->n_sub ? p->sub_aoff[p->n_sub] : 0, nv = sg_problem_n_v(p), npair = p->n_con ? p->con_pair[p->n_con] : 0;
   int c;
   c = d->cap_a;
   SG_CHECK(sg_grow((void **)&d->G, &c, na, sizeof(double), "SubADMM blocks"));
@@ -252,7 +253,7 @@ static sg_err exchange_y(subadmm *d) {
 
 /* G_j = sum_i J_ij^T J_ij and the contact count per subsystem: fixed during a step. */
 static void build_gram(subadmm *d, const sg_problem *p) {
-  memset(d->G, 0, (size_t)p->sub_aoff[p->n_sub] * sizeof(double));
+  if (p->n_sub) memset(d->G, 0, (size_t)p->sub_aoff[p->n_sub] * sizeof(double));
   memset(d->sub_npairs, 0, (size_t)p->n_sub * sizeof(int));
   for (int i = 0; i < p->n_con; ++i) {
     int rows = sg_con_rows(p->kind[i]);
@@ -300,20 +301,28 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
 
 /* Initial penalty: geometric mean over subsystems with constraints of the pseudo-density
  * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a block is its largest
- * diagonal entry (the body mass for a rigid body). */
-static double initial_beta(const subadmm *d, const sg_problem *p) {
-  double sum_log = 0;
+ * diagonal entry (the body mass for a rigid body). Each rank sums the logarithms of its own
+ * subsystems (whose pair counts are complete: every constraint touching them is here) and the sum
+ * over ranks is exact (sg_sum_reproducible), so beta has the same bits whatever P. */
+static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) {
+  double *logs = sg_calloc((size_t)d->n_my_sub + 1, sizeof *logs, "SubADMM pseudo-densities");
+  if (!logs) return SG_ERR_MEM;
   int n = 0;
-  for (int j = 0; j < p->n_sub; ++j) {
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    int j = d->my_sub[k];
     if (!d->sub_npairs[j]) continue;
     int dof = p->sub_dof[j];
     const double *A = p->A + p->sub_aoff[j];
     double m = 0;
-    for (int k = 0; k < dof; ++k) m = fmax(m, A[k * dof + k]);
-    sum_log += log(m / d->sub_npairs[j]);
-    n++;
+    for (int c = 0; c < dof; ++c) m = fmax(m, A[c * dof + c]);
+    logs[n++] = log(m / d->sub_npairs[j]);
   }
-  return n ? exp(sum_log / n) : 1.0;
+  double sum = sg_sum_reproducible(d->comm, logs, n);
+  long long count = n;
+  MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG_LONG, MPI_SUM, d->comm);
+  free(logs);
+  *beta = count ? exp(sum / (double)count) : 1.0;
+  return SG_OK;
 }
 
 /* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for every subsystem. */
@@ -485,19 +494,25 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   d->rank = rank;
   MPI_Comm_size(s->comm, &d->size);
   if (d->size > 1 && !p->has_owners) return sg_error_set(SG_ERR_ARG, "SubADMM: a problem on %d ranks needs subsystem owners", d->size);
-  if (p->n_sub == 0) { /* nothing moves */
+  /* with a distributed scene a rank may hold no subsystem or no constraint while others do: the
+   * ranks decide together, so that all of them take part in the same collectives */
+  int any[2] = {p->n_sub > 0, p->n_con > 0};
+  if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, d->comm);
+  if (!any[0]) { /* nothing moves */
     info->converged = 1;
     return SG_OK;
   }
   double t0 = MPI_Wtime();
-  SG_CHECK(ensure_work(d, p));
-  SG_CHECK(build_halo(d, p));
+  sg_err err = ensure_work(d, p);
+  if (!err) err = build_halo(d, p);
+  SG_CHECK(sg_error_collective(d->comm, err));
   build_gram(d, p);
-  double beta = d->beta_user > 0 ? d->beta_user : initial_beta(d, p);
-  SG_CHECK(factorize(d, p, beta));
+  double beta = d->beta_user;
+  if (!(beta > 0)) SG_CHECK(sg_error_collective(d->comm, initial_beta(d, p, &beta)));
+  SG_CHECK(sg_error_collective(d->comm, factorize(d, p, beta)));
   sg_timer_add(SG_PHASE_FACTOR, t0);
   info->refactorizations = 1;
-  if (p->n_con == 0) { /* free motion: one exact solve */
+  if (!any[1]) { /* free motion: one exact solve */
     memset(d->s_rhs, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
     v_update(d, p, v);
     info->converged = 1;
@@ -581,7 +596,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* a new map: old differences do not apply */
       beta = nb;
       ti = MPI_Wtime();
-      SG_CHECK(factorize(d, p, beta));
+      SG_CHECK(sg_error_collective(d->comm, factorize(d, p, beta)));
       sg_timer_add(SG_PHASE_FACTOR, ti);
       info->refactorizations++;
     }
@@ -600,4 +615,5 @@ const sg_solver_ops sg_solver_subadmm_ops = {
   .set_from_options = subadmm_set_from_options,
   .solve = subadmm_solve,
   .destroy = subadmm_destroy,
+  .distributed_scene = 1,
 };

@@ -9,37 +9,15 @@
 #include "signorini/partition.h"
 #include "signorini/step.h"
 #include "signorini/timing.h"
-
-typedef sg_warm_entry warm_entry;
-
-struct sg_stepper {
-  MPI_Comm comm;
-  sg_scene *s;
-  sg_step_params prm;
-  sg_solver *solver;
-  sg_broadphase bp;
-  sg_contacts contacts;
-  sg_problem prob;
-  int *sub_of_body;
-  double *v, *lambda;
-  warm_entry *warm;     /* previous step's multipliers, sorted by contact identity */
-  int n_warm, cap_warm, cap_body, cap_v, cap_row;
-  /* distribution */
-  int rank, size;
-  int *body_owner, *sub_owner, *con_keeper, cap_owner, cap_sub_owner, cap_keeper;
-  double *gather_buf;
-  int cap_gather, *counts, *displs;
-  double last_iterate_seconds, imbalance;
-  int repartitions;
-  long last_repartition_step;
-};
+#include "step/stepper_internal.h"
 
 int sg_stepper_repartitions(const sg_stepper *st) { return st->repartitions; }
 
-sg_err sg_step_params_from_options(const sg_scene *s, sg_step_params *p) {
+sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_params *p) {
   double hmin = INFINITY;
   for (int i = 0; i < s->n; ++i)
     if (!s->fixed[i]) hmin = fmin(hmin, sg_body_min_size(s, i));
+  if (s->distributed) MPI_Allreduce(MPI_IN_PLACE, &hmin, 1, MPI_DOUBLE, MPI_MIN, comm); /* the same margin everywhere */
   if (!isfinite(hmin)) hmin = 0.01;
   SG_CHECK(sg_opt_real("-dt", 1.0 / 240.0, 1e-12, 1e3, "time step (s)", &p->dt));
   SG_CHECK(sg_opt_real("-theta", 0.0, 0.0, 0.999, "theta of paper 002 eq. (2): vhat = theta v_k + (1-theta) v_k+1 (0: implicit, inelastic impacts; 0.5: midpoint)", &p->theta));
@@ -61,6 +39,8 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   MPI_Comm_rank(comm, &st->rank);
   MPI_Comm_size(comm, &st->size);
   *out = st;
+  st->distributed = solver->ops->distributed_scene;
+  if (st->distributed) return sg_stepper_dist_create(st);
   if (st->size > 1) {
     SG_ALLOC(st->counts, st->size);
     SG_ALLOC(st->displs, st->size);
@@ -96,7 +76,8 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   return SG_OK;
 }
 
-const int *sg_stepper_body_owner(const sg_stepper *st) { return st->size > 1 ? st->body_owner : NULL; }
+/* A distributed scene needs no owner array: each rank writes what it holds (sg_io_writes_body). */
+const int *sg_stepper_body_owner(const sg_stepper *st) { return st->size > 1 && !st->distributed ? st->body_owner : NULL; }
 
 sg_err sg_stepper_set_owners(sg_stepper *st, const int *owner) {
   SG_CHECK(sg_grow((void **)&st->body_owner, &st->cap_owner, st->s->n, sizeof(int), "body owners"));
@@ -135,6 +116,7 @@ static sg_err allgather_items(sg_stepper *st, int n, const int *owner, const int
 void sg_stepper_destroy(sg_stepper **pst) {
   sg_stepper *st = *pst;
   if (!st) return;
+  sg_stepper_dist_destroy(st);
   sg_broadphase_destroy(&st->bp);
   sg_contacts_destroy(&st->contacts);
   sg_problem_destroy(&st->prob);
@@ -146,6 +128,16 @@ void sg_stepper_destroy(sg_stepper **pst) {
 
 int sg_stepper_warm_count(const sg_stepper *st) { return st->n_warm; }
 const sg_warm_entry *sg_stepper_warm(const sg_stepper *st) { return st->warm; }
+
+const sg_warm_entry *sg_stepper_warm_written(sg_stepper *st, int *n) {
+  if (!st->distributed) { *n = st->n_warm; return st->warm; }
+  int m = 0;
+  if (sg_grow((void **)&st->written, &st->cap_written, st->n_warm + 1, sizeof *st->written, "checkpoint entries")) { *n = -1; return NULL; }
+  for (int k = 0; k < st->n_warm; ++k)
+    if (st->warm_kept[k]) st->written[m++] = st->warm[k];
+  *n = m;
+  return st->written;
+}
 
 static int warm_order(const warm_entry *x, const warm_entry *y) {
   if (x->gid_a != y->gid_a) return x->gid_a < y->gid_a ? -1 : 1;
@@ -161,6 +153,7 @@ sg_err sg_stepper_set_warm(sg_stepper *st, const sg_warm_entry *entries, int n) 
   for (int k = 0; k < n; ++k)
     for (int r = 0; r < 3; ++r)
       if (!isfinite(entries[k].lambda[r])) return sg_error_set(SG_ERR_FORMAT, "warm-start entry %d is not finite", k);
+  if (st->distributed) return sg_stepper_dist_set_warm(st, entries, n);
   SG_CHECK(sg_grow((void **)&st->warm, &st->cap_warm, n, sizeof *st->warm, "warm start"));
   if (n) memcpy(st->warm, entries, (size_t)n * sizeof *entries);
   st->n_warm = n;
@@ -179,7 +172,7 @@ static int warm_cmp(const warm_entry *w, const sg_contact *c) {
 }
 
 /* lambda of contacts seen last step (both lists sorted by identity: one merge pass). */
-static void warm_start_lambda(sg_stepper *st) {
+void sg_stepper_warm_start_lambda(sg_stepper *st) {
   int k = 0;
   for (int i = 0; i < st->contacts.n; ++i) {
     double *l = st->lambda + 3 * i;
@@ -189,7 +182,7 @@ static void warm_start_lambda(sg_stepper *st) {
   }
 }
 
-static sg_err save_warm_start(sg_stepper *st) {
+sg_err sg_stepper_save_warm_start(sg_stepper *st) {
   SG_CHECK(sg_grow((void **)&st->warm, &st->cap_warm, st->contacts.n, sizeof *st->warm, "warm start"));
   for (int i = 0; i < st->contacts.n; ++i) {
     const sg_contact *c = &st->contacts.c[i];
@@ -221,7 +214,7 @@ static sg_err repartition(sg_stepper *st) {
 }
 
 /* Solver time of the last step on this rank against the mean over ranks. */
-static double measure_imbalance(sg_stepper *st) {
+double sg_stepper_measure_imbalance(sg_stepper *st) {
   double mine = sg_timers.seconds[SG_PHASE_ITERATE] - st->last_iterate_seconds, mx = 0, sum = 0;
   st->last_iterate_seconds = sg_timers.seconds[SG_PHASE_ITERATE];
   MPI_Allreduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, st->comm);
@@ -230,6 +223,7 @@ static double measure_imbalance(sg_stepper *st) {
 }
 
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
+  if (st->distributed) return sg_stepper_dist_step(st, stats);
   sg_scene *s = st->s;
   double t0 = MPI_Wtime();
   memset(stats, 0, sizeof *stats);
@@ -258,7 +252,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   /* warm starts: vhat from the current velocity (exact for resting bodies), lambda by identity */
   for (int i = 0; i < s->n; ++i)
     if (st->sub_of_body[i] >= 0) memcpy(st->v + p->sub_off[st->sub_of_body[i]], s->vel + 6 * i, 6 * sizeof(double));
-  warm_start_lambda(st);
+  sg_stepper_warm_start_lambda(st);
 
   if (st->size > 1) {
     SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, p->n_sub, sizeof(int), "subsystem owners"));
@@ -269,7 +263,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
 
   sg_solve_info info;
   SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, &info));
-  if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = measure_imbalance(st);
+  if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = sg_stepper_measure_imbalance(st);
   if (st->size > 1) { /* owners hold vhat of their subsystems; keepers (owner of the first pair) lambda */
     SG_CHECK(sg_grow((void **)&st->con_keeper, &st->cap_keeper, p->n_con, sizeof(int), "constraint keepers"));
     for (int i = 0; i < p->n_con; ++i) st->con_keeper[i] = st->sub_owner[p->pair_sub[p->con_pair[i]]];
@@ -284,7 +278,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   double tm = MPI_Wtime();
   SG_CHECK(sg_contact_residual(p, st->lambda, &stats->contact_residual));
   sg_timer_add(SG_PHASE_METRIC, tm);
-  SG_CHECK(save_warm_start(st));
+  SG_CHECK(sg_stepper_save_warm_start(st));
 
   double tint = MPI_Wtime();
   for (int i = 0; i < s->n; ++i)

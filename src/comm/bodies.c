@@ -1,0 +1,182 @@
+/* Bodies between ranks: one fixed-size record per body, counts by MPI_Alltoall and the records by
+ * MPI_Alltoallv (one message per pair of ranks that have something to say to each other). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/exchange.h"
+
+typedef struct {
+  int64_t gid;
+  int32_t shape, material;
+  int64_t fixed;
+  double size[3], density, mass, inertia[3], pos[3], quat[4], vel[6];
+} body_record;
+
+static void pack(const sg_scene *s, int i, body_record *r) {
+  r->gid = s->gid[i];
+  r->shape = s->shape[i];
+  r->material = s->material[i];
+  r->fixed = s->fixed[i];
+  memcpy(r->size, s->size + 3 * i, sizeof r->size);
+  r->density = s->density[i];
+  r->mass = s->mass[i];
+  memcpy(r->inertia, s->inertia + 3 * i, sizeof r->inertia);
+  memcpy(r->pos, s->pos + 3 * i, sizeof r->pos);
+  memcpy(r->quat, s->quat + 4 * i, sizeof r->quat);
+  memcpy(r->vel, s->vel + 6 * i, sizeof r->vel);
+}
+
+static sg_err unpack(sg_scene *s, const body_record *r) {
+  int k;
+  SG_CHECK(sg_scene_add_body(s, r->shape, r->size, r->material, (int)r->fixed, r->density, r->pos, r->quat, r->vel, &k));
+  s->gid[k] = r->gid;
+  s->mass[k] = r->mass;
+  memcpy(s->inertia + 3 * k, r->inertia, sizeof r->inertia);
+  return SG_OK;
+}
+
+sg_err sg_bodies_exchange(MPI_Comm comm, const sg_scene *src, const int *dest_off, const int *dest, sg_scene *dst,
+                          int **from, int *cap_from) {
+  int P, me;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  int *sc = sg_calloc((size_t)P, sizeof *sc, "exchange counts"), *rc = sg_calloc((size_t)P, sizeof *rc, "exchange counts");
+  int *sd = sg_calloc((size_t)P + 1, sizeof *sd, "exchange offsets"), *rd = sg_calloc((size_t)P + 1, sizeof *rd, "exchange offsets");
+  body_record *sbuf = NULL, *rbuf = NULL;
+  sg_err err = (sc && rc && sd && rd) ? SG_OK : SG_ERR_MEM;
+  for (int i = 0; !err && i < src->n; ++i)
+    for (int k = dest_off[i]; k < dest_off[i + 1]; ++k) sc[dest[k]]++;
+  if (!err && MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm) != MPI_SUCCESS)
+    err = sg_error_set(SG_ERR_LIB, "body exchange: MPI_Alltoall failed");
+  if (!err) {
+    for (int k = 0; k < P; ++k) { sd[k + 1] = sd[k] + sc[k]; rd[k + 1] = rd[k] + rc[k]; }
+    sbuf = sg_calloc((size_t)(sd[P] > 0 ? sd[P] : 1), sizeof *sbuf, "exchange buffer");
+    rbuf = sg_calloc((size_t)(rd[P] > 0 ? rd[P] : 1), sizeof *rbuf, "exchange buffer");
+    if (!sbuf || !rbuf) err = SG_ERR_MEM;
+  }
+  if (!err) {
+    int *fill = rc; /* reused: rc is rebuilt from rd below */
+    memcpy(fill, sd, (size_t)P * sizeof *fill);
+    for (int i = 0; i < src->n; ++i)
+      for (int k = dest_off[i]; k < dest_off[i + 1]; ++k) pack(src, i, &sbuf[fill[dest[k]]++]);
+    /* counts and displacements in bytes: a record is plain bytes (ranks share one architecture) */
+    for (int k = 0; k < P; ++k) {
+      sc[k] = (sd[k + 1] - sd[k]) * (int)sizeof(body_record);
+      rc[k] = (rd[k + 1] - rd[k]) * (int)sizeof(body_record);
+    }
+    int *sdb = sg_calloc((size_t)P, sizeof *sdb, "exchange offsets"), *rdb = sg_calloc((size_t)P, sizeof *rdb, "exchange offsets");
+    if (!sdb || !rdb) err = SG_ERR_MEM;
+    for (int k = 0; !err && k < P; ++k) { sdb[k] = sd[k] * (int)sizeof(body_record); rdb[k] = rd[k] * (int)sizeof(body_record); }
+    if (!err && MPI_Alltoallv(sbuf, sc, sdb, MPI_BYTE, rbuf, rc, rdb, MPI_BYTE, comm) != MPI_SUCCESS)
+      err = sg_error_set(SG_ERR_LIB, "body exchange: MPI_Alltoallv failed");
+    free(sdb);
+    free(rdb);
+  }
+  if (!err && from) err = sg_grow((void **)from, cap_from, dst->n + rd[P], sizeof(int), "body sources");
+  for (int k = 0; !err && k < P; ++k)
+    for (int m = rd[k]; m < rd[k + 1] && !err; ++m) {
+      if (from) (*from)[dst->n] = k;
+      err = unpack(dst, &rbuf[m]);
+    }
+  free(sc); free(rc); free(sd); free(rd); free(sbuf); free(rbuf);
+  return err;
+}
+
+typedef struct { int64_t gid; int index; } order_key;
+
+static int key_cmp(const void *a, const void *b) {
+  const order_key *x = a, *y = b;
+  return (x->gid > y->gid) - (x->gid < y->gid);
+}
+
+sg_err sg_scene_sort_local(sg_scene *s) {
+  order_key *key = sg_calloc((size_t)(s->n > 0 ? s->n : 1), sizeof *key, "scene order");
+  if (!key) return SG_ERR_MEM;
+  for (int i = 0; i < s->n; ++i) key[i] = (order_key){s->gid[i], i};
+  qsort(key, (size_t)s->n, sizeof *key, key_cmp);
+  sg_scene t = {0};
+  sg_err err = sg_scene_create(&t, s->n, s->n_materials);
+  if (!err) err = sg_scene_copy_globals(&t, s);
+  for (int k = 0; k < s->n && !err; ++k) err = sg_scene_copy_body(&t, s, key[k].index);
+  free(key);
+  if (err) { sg_scene_destroy(&t); return err; }
+  int owned = 0;
+  for (int i = 0; i < t.n; ++i) owned += !t.fixed[i];
+  t.distributed = 1;
+  t.n_owned = owned;
+  sg_scene_destroy(s);
+  *s = t;
+  return SG_OK;
+}
+
+sg_err sg_scene_keep_block(MPI_Comm comm, sg_scene *s) {
+  if (s->distributed) return SG_OK;
+  int P, me;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  long long moving = 0;
+  for (int i = 0; i < s->n; ++i) moving += !s->fixed[i];
+  long long lo = moving * me / P, hi = moving * (me + 1) / P, k = 0;
+  sg_scene t = {0};
+  SG_CHECK(sg_scene_create(&t, (int)(hi - lo) + 8, s->n_materials));
+  sg_err err = sg_scene_copy_globals(&t, s);
+  for (int i = 0; i < s->n && !err; ++i) {
+    if (!s->fixed[i] && (k < lo || k >= hi)) { k++; continue; }
+    if (!s->fixed[i]) k++;
+    err = sg_scene_copy_body(&t, s, i);
+  }
+  if (!err) err = sg_scene_sort_local(&t);
+  if (err) { sg_scene_destroy(&t); return err; }
+  sg_scene_destroy(s);
+  *s = t;
+  return SG_OK;
+}
+
+sg_err sg_scene_migrate(MPI_Comm comm, sg_scene *s, const int *new_owner) {
+  int P;
+  MPI_Comm_size(comm, &P);
+  int n = s->n;
+  int *off = sg_calloc((size_t)n + 1, sizeof *off, "migration plan");
+  if (!off) return SG_ERR_MEM;
+  /* only moving bodies travel; the fixed ones are already everywhere */
+  for (int i = 0; i < n; ++i) off[i + 1] = off[i] + !s->fixed[i];
+  sg_err err = SG_OK;
+  for (int i = 0; i < n && !err; ++i)
+    if (!s->fixed[i] && (new_owner[i] < 0 || new_owner[i] >= P))
+      err = sg_error_set(SG_ERR_ARG, "migration: body %lld has no valid new owner (%d)", (long long)s->gid[i], new_owner[i]);
+  int *dest = sg_calloc((size_t)off[n] + 1, sizeof *dest, "migration plan");
+  if (!dest) err = SG_ERR_MEM;
+  for (int i = 0; i < n && !err; ++i)
+    if (!s->fixed[i]) dest[off[i]] = new_owner[i];
+  sg_scene t = {0};
+  if (!err) err = sg_scene_create(&t, n + 8, s->n_materials);
+  if (!err) err = sg_scene_copy_globals(&t, s);
+  if (!err) err = sg_bodies_exchange(comm, s, off, dest, &t, NULL, NULL);
+  for (int i = 0; i < n && !err; ++i)
+    if (s->fixed[i]) err = sg_scene_copy_body(&t, s, i);
+  free(dest);
+  if (!err) err = sg_scene_sort_local(&t);
+  free(off);
+  if (err) { sg_scene_destroy(&t); return err; }
+  sg_scene_destroy(s);
+  *s = t;
+  return SG_OK;
+}
+
+double sg_sum_reproducible(MPI_Comm comm, const double *x, int n) {
+  double big = 0;
+  long long count = n, total_count = 0;
+  for (int i = 0; i < n; ++i) big = fmax(big, fabs(x[i]));
+  MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_DOUBLE, MPI_MAX, comm); /* a max is exact in any order */
+  MPI_Allreduce(&count, &total_count, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (!(big > 0) || !isfinite(big)) return big > 0 || isnan(big) ? big * (double)total_count : 0.0;
+  /* 2^e >= big x count: every partial sum stays below 2^62 once scaled by 2^(62 - e) */
+  int e;
+  frexp(big * (double)total_count, &e);
+  const int b = 62 - e;
+  long long local = 0, total = 0;
+  for (int i = 0; i < n; ++i) local += llround(ldexp(x[i], b));
+  MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  return ldexp((double)total, -b);
+}

@@ -1,0 +1,112 @@
+/* Ghost bodies of a distributed scene (see ghosts.h for the reach argument). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/collision.h"
+#include "signorini/exchange.h"
+#include "signorini/ghosts.h"
+#include "signorini/timing.h"
+
+void sg_ghosts_destroy(sg_ghosts *g) {
+  free(g->send_off); free(g->send_body); free(g->recv_off); free(g->ghost_owner); free(g->boxes);
+  free(g->sbuf); free(g->rbuf); free(g->dest_off); free(g->dest);
+  memset(g, 0, sizeof *g);
+}
+
+static double reach(const sg_scene *s, int i, double sweep_dt) {
+  return sg_body_bounding_radius(s, i) + sweep_dt * sg_body_speed_bound(s, i);
+}
+
+/* Does the sphere (x, r) meet the box lo..hi? */
+static int sphere_meets_box(const double *x, double r, const double *box) {
+  double d2 = 0;
+  for (int k = 0; k < 3; ++k) {
+    double lo = box[k], hi = box[3 + k], t = x[k] < lo ? lo - x[k] : x[k] > hi ? x[k] - hi : 0;
+    d2 += t * t;
+  }
+  return d2 < r * r;
+}
+
+sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double margin, double sweep_dt,
+                        sg_scene *ghosts) {
+  g->comm = comm;
+  MPI_Comm_rank(comm, &g->rank);
+  MPI_Comm_size(comm, &g->size);
+  const int P = g->size, me = g->rank, n = s->n;
+  if (!g->boxes) {
+    SG_ALLOC(g->boxes, 6 * P);
+    SG_ALLOC(g->send_off, P + 1);
+    SG_ALLOC(g->recv_off, P + 1);
+  }
+  /* this rank's box: owned bodies grown by their reach and the margin (empty: lo > hi) */
+  double box[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  for (int i = 0; i < n; ++i) {
+    if (s->fixed[i]) continue;
+    double r = reach(s, i, sweep_dt) + margin;
+    for (int k = 0; k < 3; ++k) {
+      box[k] = fmin(box[k], s->pos[3 * i + k] - r);
+      box[3 + k] = fmax(box[3 + k], s->pos[3 * i + k] + r);
+    }
+  }
+  if (MPI_Allgather(box, 6, MPI_DOUBLE, g->boxes, 6, MPI_DOUBLE, comm) != MPI_SUCCESS)
+    return sg_error_set(SG_ERR_LIB, "ghosts: cannot gather the rank boxes");
+  /* destinations of each owned body; O(owned x P) box tests */
+  SG_CHECK(sg_grow((void **)&g->dest_off, &g->cap_doff, n + 1, sizeof(int), "ghost plan"));
+  g->dest_off[0] = 0;
+  int nd = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    nd = 0;
+    for (int i = 0; i < n; ++i) {
+      double r = reach(s, i, sweep_dt);
+      for (int k = 0; k < P && !s->fixed[i]; ++k) {
+        if (k == me || !sphere_meets_box(s->pos + 3 * i, r, g->boxes + 6 * k)) continue;
+        if (pass) g->dest[nd] = k;
+        nd++;
+      }
+      if (pass) g->dest_off[i + 1] = nd;
+    }
+    if (!pass) SG_CHECK(sg_grow((void **)&g->dest, &g->cap_dest, nd + 1, sizeof(int), "ghost plan"));
+  }
+  /* the send plan by destination (the order sg_bodies_exchange packs in: by rank, then body) */
+  memset(g->send_off, 0, (size_t)(P + 1) * sizeof(int));
+  for (int m = 0; m < nd; ++m) g->send_off[g->dest[m] + 1]++;
+  for (int k = 0; k < P; ++k) g->send_off[k + 1] += g->send_off[k];
+  SG_CHECK(sg_grow((void **)&g->send_body, &g->cap_send, nd + 1, sizeof(int), "ghost plan"));
+  int *fill = g->recv_off; /* scratch until the receive side is known */
+  memcpy(fill, g->send_off, (size_t)P * sizeof(int));
+  for (int i = 0; i < n; ++i)
+    for (int m = g->dest_off[i]; m < g->dest_off[i + 1]; ++m) g->send_body[fill[g->dest[m]]++] = i;
+
+  ghosts->n = 0;
+  SG_CHECK(sg_bodies_exchange(comm, s, g->dest_off, g->dest, ghosts, &g->ghost_owner, &g->cap_owner));
+  g->n_ghosts = ghosts->n;
+  memset(g->recv_off, 0, (size_t)(P + 1) * sizeof(int));
+  for (int m = 0; m < ghosts->n; ++m) g->recv_off[g->ghost_owner[m] + 1]++;
+  for (int k = 0; k < P; ++k) g->recv_off[k + 1] += g->recv_off[k];
+  return SG_OK;
+}
+
+sg_err sg_ghosts_forward(sg_ghosts *g, const double *owned_vals, int width, double *ghost_vals) {
+  const int P = g->size;
+  if (P == 1) return SG_OK;
+  int ns = g->send_off[P], nr = g->recv_off[P];
+  SG_CHECK(sg_grow((void **)&g->sbuf, &g->cap_sbuf, width * ns + 1, sizeof(double), "ghost values"));
+  SG_CHECK(sg_grow((void **)&g->rbuf, &g->cap_rbuf, width * nr + 1, sizeof(double), "ghost values"));
+  for (int m = 0; m < ns; ++m) memcpy(g->sbuf + (size_t)width * m, owned_vals + (size_t)width * g->send_body[m], (size_t)width * sizeof(double));
+  MPI_Request *req = sg_calloc((size_t)2 * P, sizeof *req, "ghost requests");
+  if (!req) return SG_ERR_MEM;
+  int nreq = 0;
+  for (int k = 0; k < P; ++k)
+    if (g->recv_off[k + 1] > g->recv_off[k])
+      MPI_Irecv(g->rbuf + (size_t)width * g->recv_off[k], width * (g->recv_off[k + 1] - g->recv_off[k]), MPI_DOUBLE, k, 78,
+                g->comm, &req[nreq++]);
+  for (int k = 0; k < P; ++k)
+    if (g->send_off[k + 1] > g->send_off[k])
+      MPI_Isend(g->sbuf + (size_t)width * g->send_off[k], width * (g->send_off[k + 1] - g->send_off[k]), MPI_DOUBLE, k, 78,
+                g->comm, &req[nreq++]);
+  int ok = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
+  free(req);
+  if (!ok) return sg_error_set(SG_ERR_LIB, "ghosts: value exchange failed");
+  memcpy(ghost_vals, g->rbuf, (size_t)width * nr * sizeof(double));
+  return SG_OK;
+}
