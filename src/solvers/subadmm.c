@@ -52,6 +52,13 @@ typedef struct {
   int *my_sub, *my_con, n_my_sub, n_my_con, cap_my_sub, cap_my_con; /* the same as index lists */
   int *scount, *rcount, *soff, *roff; /* per rank: pairs sent / received, offsets */
   int *send_pairs, *recv_pairs, cap_send, cap_recv;
+  /* overlap: my subsystems with a pair to send come first in my_sub (n_boundary of them); my pairs
+   * as (constraint, pair) lists, those of boundary subsystems apart */
+  int n_boundary;
+  int *bpairs, *ipairs, n_bpairs, n_ipairs, cap_bpairs, cap_ipairs;
+  unsigned char *boundary;
+  int cap_boundary;
+  int nreq;
   double *send_buf, *recv_buf;
   int cap_sbuf, cap_rbuf;
   MPI_Request *req;
@@ -93,6 +100,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->G); free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->shift);
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
+  free(d->bpairs); free(d->ipairs); free(d->boundary);
   sg_anderson_destroy(&d->aa); free(d->sub_npairs);
   free(d);
   s->data = NULL;
@@ -159,6 +167,46 @@ static inline void pair_apply_T(const sg_problem *p, int q, int rows, const doub
 
 static inline int owner_of(const sg_problem *p, int j) { return p->has_owners ? p->sub_owner[j] : 0; }
 
+/* Overlap of the halo exchange with interior work: subsystems whose y is sent are updated first,
+ * their pairs' y computed and sent, and the rest of passes 1-2 runs while the messages travel.
+ * Every y is computed by the same formula whatever the order, so results keep their bits. */
+static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
+  SG_CHECK(sg_grow((void **)&d->boundary, &d->cap_boundary, p->n_sub + 1, 1, "halo plan"));
+  memset(d->boundary, 0, (size_t)p->n_sub);
+  int n_send = d->size > 1 ? d->soff[d->size] : 0;
+  for (int m = 0; m < n_send; ++m) d->boundary[p->pair_sub[d->send_pairs[m]]] = 1;
+  int nb = 0; /* stable partition of my_sub: boundary first */
+  for (int k = 0; k < d->n_my_sub; ++k)
+    if (d->boundary[d->my_sub[k]]) nb++;
+  int *tmp = sg_calloc((size_t)d->n_my_sub + 1, sizeof *tmp, "halo plan");
+  if (!tmp) return SG_ERR_MEM;
+  int b = 0, in = nb;
+  for (int k = 0; k < d->n_my_sub; ++k) tmp[d->boundary[d->my_sub[k]] ? b++ : in++] = d->my_sub[k];
+  memcpy(d->my_sub, tmp, (size_t)d->n_my_sub * sizeof *tmp);
+  free(tmp);
+  d->n_boundary = nb;
+  int npb = 0, npi = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    npb = npi = 0;
+    for (int k = 0; k < d->n_my_con; ++k) {
+      int i = d->my_con[k];
+      for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+        int j = p->pair_sub[q];
+        if (!d->sub_mine[j]) continue;
+        int *list = d->boundary[j] ? d->bpairs : d->ipairs, at = d->boundary[j] ? npb++ : npi++;
+        if (pass) { list[2 * at] = i; list[2 * at + 1] = q; }
+      }
+    }
+    if (!pass) {
+      SG_CHECK(sg_grow((void **)&d->bpairs, &d->cap_bpairs, 2 * npb + 2, sizeof(int), "halo plan"));
+      SG_CHECK(sg_grow((void **)&d->ipairs, &d->cap_ipairs, 2 * npi + 2, sizeof(int), "halo plan"));
+    }
+  }
+  d->n_bpairs = npb;
+  d->n_ipairs = npi;
+  return SG_OK;
+}
+
 /* Which subsystems and constraints this rank works on, and the halo plan: for every neighbour, the
  * pairs whose y it sends and receives, both listed in (constraint, pair) order so that the two
  * sides agree on the layout of a message without exchanging indices. */
@@ -179,7 +227,7 @@ static sg_err build_halo(subadmm *d, const sg_problem *p) {
     if (d->sub_mine[j]) d->my_sub[d->n_my_sub++] = j;
   for (int i = 0; i < p->n_con; ++i)
     if (d->con_mine[i]) d->my_con[d->n_my_con++] = i;
-  if (P == 1) return SG_OK;
+  if (P == 1) return plan_overlap(d, p);
   if (!d->scount) {
     SG_ALLOC(d->scount, P); SG_ALLOC(d->rcount, P); SG_ALLOC(d->soff, P + 1); SG_ALLOC(d->roff, P + 1);
     SG_ALLOC(d->req, 2 * P);
@@ -225,24 +273,28 @@ static sg_err build_halo(subadmm *d, const sg_problem *p) {
       }
     }
   }
-  return SG_OK;
+  return plan_overlap(d, p);
 }
 
-/* The halo exchange of one iteration: y of shared pairs to and from every neighbour. */
-static sg_err exchange_y(subadmm *d) {
+/* The halo exchange of one iteration, y of shared pairs to and from every neighbour: posted as soon
+ * as the boundary pairs are known, completed before the constraint update. */
+static void exchange_start(subadmm *d) {
   const int P = d->size;
-  if (P == 1) return SG_OK;
-  int nreq = 0;
+  d->nreq = 0;
   for (int k = 0; k < P; ++k)
     if (d->rcount[k])
-      MPI_Irecv(d->recv_buf + 3 * d->roff[k], 3 * d->rcount[k], MPI_DOUBLE, k, 77, d->comm, &d->req[nreq++]);
+      MPI_Irecv(d->recv_buf + 3 * d->roff[k], 3 * d->rcount[k], MPI_DOUBLE, k, 77, d->comm, &d->req[d->nreq++]);
   for (int k = 0; k < P; ++k) {
     if (!d->scount[k]) continue;
     for (int m = d->soff[k]; m < d->soff[k + 1]; ++m) memcpy(d->send_buf + 3 * m, d->y + 3 * d->send_pairs[m], 3 * sizeof(double));
-    MPI_Isend(d->send_buf + 3 * d->soff[k], 3 * d->scount[k], MPI_DOUBLE, k, 77, d->comm, &d->req[nreq++]);
+    MPI_Isend(d->send_buf + 3 * d->soff[k], 3 * d->scount[k], MPI_DOUBLE, k, 77, d->comm, &d->req[d->nreq++]);
   }
+}
+
+static sg_err exchange_finish(subadmm *d) {
+  const int P = d->size;
   double t0 = MPI_Wtime();
-  int ok = MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
+  int ok = MPI_Waitall(d->nreq, d->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS;
   sg_timer_add(SG_PHASE_HALO_WAIT, t0);
   sg_timers.halo_bytes += 3.0 * sizeof(double) * d->soff[P];
   for (int k = 0; k < P; ++k) sg_timers.halo_messages += d->scount[k] > 0;
@@ -325,10 +377,10 @@ static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) 
   return SG_OK;
 }
 
-/* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for every subsystem. */
-static void v_update(subadmm *d, const sg_problem *p, double *v) {
+/* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for my subsystems my_sub[from .. to). */
+static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from, int to) {
   double rhs[6];
-  for (int m = 0; m < d->n_my_sub; ++m) {
+  for (int m = from; m < to; ++m) {
     int j = d->my_sub[m];
     int dof = p->sub_dof[j], off = p->sub_off[j];
     const double *L = d->L + p->sub_aoff[j];
@@ -344,28 +396,24 @@ static void v_update(subadmm *d, const sg_problem *p, double *v) {
   }
 }
 
-/* Pass 2: y_ij = beta xhat_ij - lambda_i for every pair, xhat_ij = alpha J_ij vhat_j + (1 - alpha) z_ij
- * (alpha = 1 is the plain update (35); alpha > 1 is the usual ADMM over-relaxation). */
-static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
+/* Pass 2: y_ij = beta xhat_ij - lambda_i for the (constraint, pair) entries of list, xhat_ij = alpha
+ * J_ij vhat_j + (1 - alpha) z_ij (alpha = 1 is the plain update (35); alpha > 1 is the usual ADMM
+ * over-relaxation). */
+static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta,
+                        const int *list, int n) {
   const double alpha = d->relax;
-  for (int k = 0; k < d->n_my_con; ++k) {
-    int i = d->my_con[k];
-    int rows = sg_con_rows(p->kind[i]);
+  for (int m = 0; m < n; ++m) {
+    int i = list[2 * m], q = list[2 * m + 1];
+    int rows = sg_con_rows(p->kind[i]), j = p->pair_sub[q];
     const double *li = lambda + p->con_row[i];
-    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
-      double *y = d->y + 3 * q;
-      const double *z = d->z + 3 * q;
-      int j = p->pair_sub[q];
-      if (!d->sub_mine[j]) continue; /* received in the halo exchange */
-      if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
-      else pair_apply(p, q, rows, v, y);
-      for (int r = 0; r < rows; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
-    }
+    double *y = d->y + 3 * q;
+    const double *z = d->z + 3 * q;
+    if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
+    else pair_apply(p, q, rows, v, y);
+    for (int r = 0; r < rows; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
   }
 }
 
-/* Pass 3: lambda by (36)-(38), z by (35), the sums for the next v-update, and
- * theta_p = max ||J_ij v_j - z_ij|| (42). */
 static double constraint_update(subadmm *d, const sg_problem *p, double *lambda, double beta) {
   int nv = sg_problem_n_v(p);
   const double alpha = d->relax, inv_alpha = 1.0 / alpha, inv_beta = 1.0 / beta; /* no divisions per pair */
@@ -514,7 +562,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   info->refactorizations = 1;
   if (!any[1]) { /* free motion: one exact solve */
     memset(d->s_rhs, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
-    v_update(d, p, v);
+    v_update_range(d, p, v, 0, d->n_my_sub);
     info->converged = 1;
     info->beta = beta;
     return SG_OK;
@@ -552,10 +600,14 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       memcpy(d->state + nv, lambda, (size_t)nrow * sizeof(double));
     }
     double ti = MPI_Wtime();
-    v_update(d, p, v);
-    pair_values(d, p, v, lambda, beta);
+    /* boundary first, its y on the way while the interior is updated */
+    v_update_range(d, p, v, 0, d->n_boundary);
+    pair_values(d, p, v, lambda, beta, d->bpairs, d->n_bpairs);
+    if (d->size > 1) exchange_start(d);
+    v_update_range(d, p, v, d->n_boundary, d->n_my_sub);
+    pair_values(d, p, v, lambda, beta, d->ipairs, d->n_ipairs);
     sg_timer_add(SG_PHASE_ITERATE, ti);
-    SG_CHECK(exchange_y(d));
+    if (d->size > 1) SG_CHECK(exchange_finish(d));
     ti = MPI_Wtime();
     theta_p = constraint_update(d, p, lambda, beta);
     theta_d = dual_residual(d, p, v);
