@@ -37,11 +37,12 @@ typedef struct {
   double *shift;     /* per constraint: frozen mu ||z_t|| */
   int cap_shift;
   /* work arrays, grown on demand */
-  double *G, *L;     /* per subsystem: sum_i J_ij^T J_ij, and H_j^{-1} (6x6) or the Cholesky factor of H_j */
+  double *L;         /* per subsystem: H_j^{-1} (6x6) or the Cholesky factor of H_j */
   double *s_rhs;     /* per v entry: sum_i J_ij^T (beta z_ij + lambda_i) */
   double *s_lam;     /* per v entry: sum_i J_ij^T lambda_i */
   double *y;         /* per pair, 3 entries: y_ij */
-  double *z;         /* per pair, 3 entries: z_ij (needed only with over-relaxation) */
+  double *z;         /* per pair, 3 entries: z_ij (kept only with over-relaxation or the De Saxce cone) */
+  int keep_z;
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
   int cap_a, cap_v, cap_pair, cap_sub;
   /* distribution */
@@ -97,7 +98,7 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
 static void subadmm_destroy(sg_solver *s) {
   subadmm *d = s->data;
   if (!d) return;
-  free(d->G); free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->shift);
+  free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->shift);
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
   free(d->bpairs); free(d->ipairs); free(d->boundary);
@@ -110,8 +111,6 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   int na = p->n_sub ? p->sub_aoff[p->n_sub] : 0, nv = sg_problem_n_v(p), npair = p->n_con ? p->con_pair[p->n_con] : 0;
   int c;
   c = d->cap_a;
-  SG_CHECK(sg_grow((void **)&d->G, &c, na, sizeof(double), "SubADMM blocks"));
-  c = d->cap_a;
   SG_CHECK(sg_grow((void **)&d->L, &c, na, sizeof(double), "SubADMM factors"));
   d->cap_a = c;
   c = d->cap_v;
@@ -121,8 +120,9 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   d->cap_v = c;
   c = d->cap_pair;
   SG_CHECK(sg_grow((void **)&d->y, &c, 3 * npair, sizeof(double), "SubADMM pair values"));
+  d->keep_z = d->relax != 1.0 || d->desaxce; /* the plain update (35) needs z of this iteration only */
   c = d->cap_pair;
-  SG_CHECK(sg_grow((void **)&d->z, &c, 3 * npair, sizeof(double), "SubADMM slacks"));
+  if (d->keep_z) SG_CHECK(sg_grow((void **)&d->z, &c, 3 * npair, sizeof(double), "SubADMM slacks"));
   d->cap_pair = c;
   SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
   return SG_OK;
@@ -303,42 +303,44 @@ static sg_err exchange_finish(subadmm *d) {
   return SG_OK;
 }
 
-/* G_j = sum_i J_ij^T J_ij and the contact count per subsystem: fixed during a step. */
-static void build_gram(subadmm *d, const sg_problem *p) {
-  if (p->n_sub) memset(d->G, 0, (size_t)p->sub_aoff[p->n_sub] * sizeof(double));
+/* The contact count per subsystem (pseudo-density of the initial beta): fixed during a step. */
+static void count_pairs(subadmm *d, const sg_problem *p) {
   memset(d->sub_npairs, 0, (size_t)p->n_sub * sizeof(int));
-  for (int i = 0; i < p->n_con; ++i) {
-    int rows = sg_con_rows(p->kind[i]);
+  for (int i = 0; i < p->n_con; ++i)
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) d->sub_npairs[p->pair_sub[q]]++;
+}
+
+/* H_j = A_j + beta sum_i J_ij^T J_ij, factorized (40)-(41). H is summed where its factor goes (no
+ * Gram block is kept: 288 bytes less per body, for one pass over the pairs when beta changes). */
+static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
+    memcpy(d->L + off, p->A + off, (size_t)dof * dof * sizeof(double));
+  }
+  for (int k = 0; k < d->n_my_con; ++k) { /* every constraint touching one of my subsystems */
+    int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], dof = p->sub_dof[j];
-      const double *J = p->J + p->pair_joff[q];
-      double *G = d->G + p->sub_aoff[j];
-      d->sub_npairs[j]++;
       if (!d->sub_mine[j]) continue;
+      const double *J = p->J + p->pair_joff[q];
+      double *H = d->L + p->sub_aoff[j];
       for (int r = 0; r < rows; ++r)
         for (int a = 0; a < dof; ++a) {
-          double ja = J[r * dof + a];
+          double ja = beta * J[r * dof + a];
           if (ja == 0) continue;
-          for (int b = 0; b < dof; ++b) G[a * dof + b] += ja * J[r * dof + b];
+          for (int b = 0; b < dof; ++b) H[a * dof + b] += ja * J[r * dof + b];
         }
     }
   }
-}
-
-/* H_j = A_j + beta G_j, factorized (41). */
-static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
   double H[36];
-  for (int j = 0; j < p->n_sub; ++j) {
-    if (!d->sub_mine[j]) continue;
-    int dof = p->sub_dof[j], off = p->sub_aoff[j];
-    const double *A = p->A + off, *G = d->G + off;
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
     sg_err err;
     if (dof == 6) {
-      for (int k = 0; k < 36; ++k) H[k] = A[k] + beta * G[k];
+      memcpy(H, d->L + off, sizeof H);
       err = spd6_inverse(H, d->L + off); /* rigid bodies keep H^{-1}: the v-update is one mat-vec */
     } else {
       double *Hj = d->L + off; /* factor in place of a copy */
-      for (int k = 0; k < dof * dof; ++k) Hj[k] = A[k] + beta * G[k];
       double *tmp = sg_calloc((size_t)dof * dof, sizeof *tmp, "SubADMM factor");
       if (!tmp) return SG_ERR_MEM;
       memcpy(tmp, Hj, (size_t)dof * dof * sizeof *tmp);
@@ -407,9 +409,13 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
     int rows = sg_con_rows(p->kind[i]), j = p->pair_sub[q];
     const double *li = lambda + p->con_row[i];
     double *y = d->y + 3 * q;
-    const double *z = d->z + 3 * q;
     if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
     else pair_apply(p, q, rows, v, y);
+    if (!d->keep_z) {
+      for (int r = 0; r < rows; ++r) y[r] = beta * y[r] - li[r];
+      continue;
+    }
+    const double *z = d->z + 3 * q;
     for (int r = 0; r < rows; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
   }
 }
@@ -454,7 +460,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
       }
     }
     for (int q = q0; q < q1; ++q) {
-      double w[3], dp = 0, *z = d->z + 3 * q;
+      double w[3], dp = 0, z_here[3] = {0, 0, 0}, *z = d->keep_z ? d->z + 3 * q : z_here;
       for (int r = 0; r < rows; ++r) {
         /* recover J v from y = beta (alpha J v + (1 - alpha) z_old) - lambda_old */
         double jv = ((d->y[3 * q + r] + li[r]) * inv_beta - (1 - alpha) * z[r]) * inv_alpha;
@@ -525,7 +531,7 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
     int rows = sg_con_rows(p->kind[i]);
     const double *li = lambda + p->con_row[i];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
-      double w[3], *z = d->z + 3 * q;
+      double w[3], z_here[3], *z = d->keep_z ? d->z + 3 * q : z_here;
       pair_apply(p, q, rows, v, z); /* the warm start vhat^0 is known for every subsystem */
       if (!d->sub_mine[p->pair_sub[q]]) continue;
       for (int r = 0; r < rows; ++r) w[r] = beta * z[r] + li[r];
@@ -554,7 +560,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   sg_err err = ensure_work(d, p);
   if (!err) err = build_halo(d, p);
   SG_CHECK(sg_error_collective(d->comm, err));
-  build_gram(d, p);
+  count_pairs(d, p);
   double beta = d->beta_user;
   if (!(beta > 0)) SG_CHECK(sg_error_collective(d->comm, initial_beta(d, p, &beta)));
   SG_CHECK(sg_error_collective(d->comm, factorize(d, p, beta)));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Same trajectory, bit for bit, on 1, 2 and 4 ranks: the 10-box stack (1 s) and, with SG_PILE=1,
+# Same trajectory, bit for bit, on 1, 2, 3 and 4 ranks: the 10-box stack (1 s) and, with SG_PILE=1,
 # the 1,000-sphere pile (1 s). Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
 set -u
 bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
@@ -18,11 +18,12 @@ PY
 run_case() { # run_case <name> <generate args...>
   name=$1; shift
   "$bin" generate "$@" -o "$name.h5" > /dev/null || { echo "FAIL generate $name"; fail=1; return; }
-  for n in 1 2 4; do
+  for n in 1 2 3 4; do
     $mpiexec -n $n "$bin" run "$name.h5" -o "${name}_$n.h5" -t_final 1 -progress_interval 0 > "${name}_$n.log" 2>&1 \
       || { echo "FAIL run $name on $n ranks"; cat "${name}_$n.log"; fail=1; return; }
   done
   compare "${name}_1.h5" "${name}_2.h5"
+  compare "${name}_1.h5" "${name}_3.h5"
   compare "${name}_1.h5" "${name}_4.h5"
 }
 run_case stack stack -n 10
