@@ -28,6 +28,7 @@ typedef struct {
   double beta_user;  /* -subadmm_beta: fixed initial penalty (0: pseudo-density rule) */
   int adapt;         /* -subadmm_adapt */
   double relax;      /* -subadmm_relax: over-relaxation alpha of J v in (35) */
+  int check_every;   /* -subadmm_check_every: iterations between residual checks */
   int anderson_m;   /* -subadmm_anderson: memory of the Anderson acceleration (0: off) */
   sg_anderson aa;
   double *state, *image; /* (s_rhs, lambda) before and after one iteration */
@@ -71,6 +72,7 @@ static sg_err subadmm_create(sg_solver *s) {
   d->gamma = 10.0;
   d->adapt = 1;
   d->relax = 1.0;
+  d->check_every = 1;
   s->data = d;
   return SG_OK;
 }
@@ -91,6 +93,9 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   long m;
   SG_CHECK(sg_opt_int("-subadmm_anderson", d->anderson_m, 0, 32, "Anderson acceleration memory on the iteration state (sum_i J^T (beta z + lambda), lambda); 0: off", &m));
   d->anderson_m = (int)m;
+  long check;
+  SG_CHECK(sg_opt_int("-subadmm_check_every", d->check_every, 1, 1000000, "iterations between residual checks (the all-reduce of (42), the stopping test and the adaptive beta)", &check));
+  d->check_every = (int)check;
   SG_CHECK(sg_opt_real("-subadmm_relax", d->relax, 0.1, 1.99, "over-relaxation: J v is replaced by alpha J v + (1 - alpha) z in (35)", &d->relax));
   return SG_OK;
 }
@@ -578,6 +583,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p), nstate = nv + nrow;
   if (d->anderson_m > 0) {
     if (d->relax != 1.0) return sg_error_set(SG_ERR_ARG, "-subadmm_anderson needs -subadmm_relax 1");
+    if (d->check_every != 1) return sg_error_set(SG_ERR_ARG, "-subadmm_anderson needs -subadmm_check_every 1");
     if (d->size > 1) /* its dot products would make results depend on the number of ranks */
       return sg_error_set(SG_ERR_ARG, "-subadmm_anderson runs on one rank only (for now)");
     if (d->aa.n != nstate || d->aa.m != d->anderson_m) {
@@ -616,9 +622,16 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     if (d->size > 1) SG_CHECK(exchange_finish(d));
     ti = MPI_Wtime();
     theta_p = constraint_update(d, p, lambda, beta);
-    theta_d = dual_residual(d, p, v);
+    /* residuals (42) and their reduction every check_every iterations (and at the cap): fewer
+     * global synchronizations; beta adapts only then, so it stays the same on every rank */
+    const int check = (it + 1) % d->check_every == 0 || (s->max_it > 0 && it + 1 >= s->max_it);
+    if (check) theta_d = dual_residual(d, p, v);
     sg_timer_add(SG_PHASE_ITERATE, ti);
     sg_timers.iterations += 1;
+    if (!check) {
+      ++it;
+      continue;
+    }
     if (d->size > 1) { /* max is exact in any order: every rank sees the same residuals */
       double loc[2] = {theta_p, theta_d}, glob[2];
       ti = MPI_Wtime();

@@ -27,6 +27,18 @@ run_case() { # run_case <name> <generate args...>
   compare "${name}_1.h5" "${name}_4.h5"
 }
 run_case stack stack -n 10
+# residual checks every 4 iterations: the same on 1 and 3 ranks, and every step stops at a check
+for n in 1 3; do
+  $mpiexec -n $n "$bin" run stack.h5 -o "check_$n.h5" -t_final 0.5 -subadmm_check_every 4 -progress_interval 0 > "check_$n.log" 2>&1 \
+    || { echo "FAIL run -subadmm_check_every 4 on $n ranks"; cat "check_$n.log"; fail=1; }
+done
+compare check_1.h5 check_3.h5
+/usr/bin/python3 -c "
+import sys, h5py, numpy as np
+it = h5py.File('check_1.h5', 'r')['stats/iterations'][()]
+ok = bool(np.all(it % 4 == 0))
+print(('ok   ' if ok else 'FAIL ') + '-subadmm_check_every 4: iterations per step are multiples of 4 (%s)' % sorted(set(it.tolist()))[:5])
+sys.exit(0 if ok else 1)" || fail=1
 if [ "${SG_PILE:-0}" = 1 ]; then run_case pile pile -n 1000; fi
 [ $fail = 0 ] && { echo "all determinism checks passed"; rm -rf "$dir"; }
 exit $fail
