@@ -41,6 +41,21 @@ typedef struct {
 sg_err sg_ksp_create(MPI_Comm comm, const char *prefix, KSPType ksp_default, PCType pc_default,
                      PCType sub_pc_default, KSP *ksp);
 
+/* The automatic sub-PC of a block-Jacobi ksp (CANAL, SAP): sparse Cholesky on each rank's diagonal
+ * block of at most direct_max rows, ICC(0) on larger ones. A Cholesky block uses CHOLMOD when
+ * use_cholmod and PETSc has SuiteSparse, else PETSc's own factorization, with nested-dissection
+ * ordering when set_nd. Call after KSPSetOperators and before the first KSPSolve on a new matrix:
+ * KSPSetUp creates the sub-KSPs but factors nothing yet (PCSetUpOnBlocks, inside KSPSolve, does).
+ * who names the solver in messages. A ksp whose PC is not block Jacobi is left alone. */
+sg_err sg_newton_choose_sub_pc(KSP ksp, const char *who, long direct_max, int use_cholmod, int set_nd);
+/* sg_newton_init with CG + block Jacobi for a solver whose sub-PC sg_newton_choose_sub_pc picks:
+ * *sub_user = the user gave -<prefix>sub_pc_type, *factor_user = the user gave
+ * -<prefix><factor_option> (e.g. "sub_pc_factor_mat_ordering_type"). The ICC(0) sub-PC default that
+ * sg_newton_init writes into the database is taken back unless the user set it, so that the next
+ * solver created in this process does not take it for the user's choice. */
+sg_err sg_newton_init_auto_sub_pc(sg_newton_sys *ns, MPI_Comm comm, const char *prefix, const char *factor_option,
+                                  int *sub_user, int *factor_user);
+
 sg_err sg_newton_init(sg_newton_sys *ns, MPI_Comm comm, const char *prefix, KSPType ksp_default,
                       PCType pc_default, PCType sub_pc_default);
 /* Numbering and preallocated H for the sparsity of p (A blocks plus subsystems coupled by a constraint). */

@@ -333,20 +333,11 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
     if (PetscLogStageRegister("CANAL assembly", &g_stage_assembly) || PetscLogStageRegister("CANAL KSP", &g_stage_ksp))
       return sg_error_set(SG_ERR_LIB, "CANAL: cannot register log stages");
   }
-  PetscBool user_sub = PETSC_FALSE, user_order = PETSC_FALSE;
-  if (PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_type", &user_sub) ||
-      PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_factor_mat_ordering_type", &user_order))
-    return sg_error_set(SG_ERR_LIB, "CANAL: options database");
-  c->sub_pc_user = user_sub == PETSC_TRUE;
-  c->order_user = user_order == PETSC_TRUE;
-  /* ICC(0) in the database; choose_sub_pc() replaces it per problem (by the local size) */
-  SG_CHECK(sg_newton_init(&c->ns, s->comm, "canal_", KSPCG, PCBJACOBI, PCICC));
+  /* choose_sub_pc() picks the sub-PC per problem (by the local size); the database default is
+   * taken back, so choose_sub_pc sets the type before any factorization */
+  SG_CHECK(sg_newton_init_auto_sub_pc(&c->ns, s->comm, "canal_", "sub_pc_factor_mat_ordering_type", &c->sub_pc_user,
+                                      &c->order_user));
   c->ns_ready = 1;
-  /* take back the database default that sg_newton_init wrote: otherwise the next CANAL solver created
-   * in this process would take it for the user's choice (choose_sub_pc sets the type before any
-   * factorization, so the sub-KSP needs no database default) */
-  if (!c->sub_pc_user && PetscOptionsClearValue(NULL, "-canal_sub_pc_type"))
-    return sg_error_set(SG_ERR_LIB, "CANAL: options database");
   /* PETSc's default rtol 1e-5 would make every Newton step inexact (linear convergence of the inner
    * loop); the matrices are small and well preconditioned, so ask for much more unless set. */
   PetscBool set = PETSC_FALSE, sub = PETSC_FALSE;
@@ -361,33 +352,11 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
   return SG_OK;
 }
 
-/* The automatic sub-PC of block Jacobi (see the top comment): Cholesky with nested dissection when
- * the rank's diagonal block has at most -canal_direct_max rows, ICC(0) otherwise. Called after
- * KSPSetOperators and before the first KSPSolve on a new matrix: KSPSetUp creates the sub-KSPs
- * (reading the database) but factors nothing yet (that is PCSetUpOnBlocks, inside KSPSolve). */
+/* The automatic sub-PC of block Jacobi (see the top comment): Cholesky with nested dissection on a
+ * rank block of at most -canal_direct_max rows, ICC(0) above. */
 static sg_err choose_sub_pc(canal *c) {
   if (c->sub_pc_user) return SG_OK;
-  PC pc;
-  PetscBool isbj = PETSC_FALSE;
-  if (KSPGetPC(c->ns.ksp, &pc) || PetscObjectTypeCompare((PetscObject)pc, PCBJACOBI, &isbj))
-    return sg_error_set(SG_ERR_LIB, "CANAL: cannot query the preconditioner");
-  if (!isbj) return SG_OK;
-  if (KSPSetUp(c->ns.ksp)) return sg_error_set(SG_ERR_LIB, "CANAL: KSPSetUp failed");
-  PetscInt nloc = 0, first = 0;
-  KSP *sub = NULL;
-  if (PCBJacobiGetSubKSP(pc, &nloc, &first, &sub)) return sg_error_set(SG_ERR_LIB, "CANAL: PCBJacobiGetSubKSP failed");
-  for (PetscInt k = 0; k < nloc; ++k) {
-    PC spc;
-    Mat P;
-    PetscInt rows = 0;
-    if (KSPGetPC(sub[k], &spc) || KSPGetOperators(sub[k], NULL, &P) || MatGetSize(P, &rows, NULL))
-      return sg_error_set(SG_ERR_LIB, "CANAL: cannot query the block-Jacobi sub-solver");
-    int direct = rows <= c->direct_max;
-    if (PCSetType(spc, direct ? PCCHOLESKY : PCICC)) return sg_error_set(SG_ERR_LIB, "CANAL: PCSetType failed");
-    if (direct && !c->order_user && PCFactorSetMatOrderingType(spc, MATORDERINGND))
-      return sg_error_set(SG_ERR_LIB, "CANAL: PCFactorSetMatOrderingType failed");
-  }
-  return SG_OK;
+  return sg_newton_choose_sub_pc(c->ns.ksp, "CANAL", c->direct_max, 0, !c->order_user);
 }
 
 static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {

@@ -232,3 +232,51 @@ void sg_newton_destroy(sg_newton_sys *ns) {
   free(ns->gofs); free(ns->mark); free(ns->nnz_d); free(ns->nnz_o); free(ns->cols); free(ns->blk);
   memset(ns, 0, sizeof *ns);
 }
+
+sg_err sg_newton_choose_sub_pc(KSP ksp, const char *who, long direct_max, int use_cholmod, int set_nd) {
+  PC pc;
+  PetscBool isbj = PETSC_FALSE;
+  if (KSPGetPC(ksp, &pc) || PetscObjectTypeCompare((PetscObject)pc, PCBJACOBI, &isbj))
+    return sg_error_set(SG_ERR_LIB, "%s: cannot query the preconditioner", who);
+  if (!isbj) return SG_OK;
+  if (KSPSetUp(ksp)) return sg_error_set(SG_ERR_LIB, "%s: KSPSetUp failed", who);
+  PetscInt nloc = 0, first = 0;
+  KSP *sub = NULL;
+  if (PCBJacobiGetSubKSP(pc, &nloc, &first, &sub)) return sg_error_set(SG_ERR_LIB, "%s: PCBJacobiGetSubKSP failed", who);
+  for (PetscInt k = 0; k < nloc; ++k) {
+    PC spc;
+    Mat P;
+    PetscInt rows = 0;
+    if (KSPGetPC(sub[k], &spc) || KSPGetOperators(sub[k], NULL, &P) || MatGetSize(P, &rows, NULL))
+      return sg_error_set(SG_ERR_LIB, "%s: cannot query the block-Jacobi sub-solver", who);
+    int direct = rows <= direct_max;
+    if (PCSetType(spc, direct ? PCCHOLESKY : PCICC)) return sg_error_set(SG_ERR_LIB, "%s: PCSetType failed", who);
+    if (!direct) continue;
+#if defined(PETSC_HAVE_SUITESPARSE)
+    if (use_cholmod) {
+      if (PCFactorSetMatSolverType(spc, MATSOLVERCHOLMOD)) return sg_error_set(SG_ERR_LIB, "%s: PCFactorSetMatSolverType failed", who);
+      continue;
+    }
+#else
+    (void)use_cholmod;
+#endif
+    if (set_nd && PCFactorSetMatOrderingType(spc, MATORDERINGND))
+      return sg_error_set(SG_ERR_LIB, "%s: PCFactorSetMatOrderingType failed", who);
+  }
+  return SG_OK;
+}
+
+sg_err sg_newton_init_auto_sub_pc(sg_newton_sys *ns, MPI_Comm comm, const char *prefix, const char *factor_option,
+                                  int *sub_user, int *factor_user) {
+  char sub_name[128], factor_name[192];
+  snprintf(sub_name, sizeof sub_name, "-%ssub_pc_type", prefix);
+  snprintf(factor_name, sizeof factor_name, "-%s%s", prefix, factor_option);
+  PetscBool has_sub = PETSC_FALSE, has_factor = PETSC_FALSE;
+  if (PetscOptionsHasName(NULL, NULL, sub_name, &has_sub) || PetscOptionsHasName(NULL, NULL, factor_name, &has_factor))
+    return sg_error_set(SG_ERR_LIB, "%s: options database", sub_name);
+  *sub_user = has_sub == PETSC_TRUE;
+  *factor_user = has_factor == PETSC_TRUE;
+  SG_CHECK(sg_newton_init(ns, comm, prefix, KSPCG, PCBJACOBI, PCICC));
+  if (!*sub_user && PetscOptionsClearValue(NULL, sub_name)) return sg_error_set(SG_ERR_LIB, "%s: options database", sub_name);
+  return SG_OK;
+}

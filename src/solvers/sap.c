@@ -32,7 +32,8 @@
  *
  * Newton (Alg. 2): grad = A (v - v*) - J^T gamma(v) (the momentum residual), H = A + J^T G J
  * (SPD, assembled and solved in parallel by newton_petsc.c: -sap_ksp_type / -sap_pc_type, default CG
- * with block Jacobi / ICC), dv = -H^{-1} grad. Exact line search: the unique root of
+ * with block Jacobi, sub-PC sparse Cholesky up to -sap_direct_max rows per rank, ICC(0) above:
+ * choose_sub_pc()), dv = -H^{-1} grad. Exact line search: the unique root of
  *   dl/dalpha = dp^T (v + alpha dv - v*) - dv_c^T gamma(v_c + alpha dv_c),  dp = A dv, dv_c = J dv,
  *   d2l/dalpha2 = dv^T dp + dv_c^T G(alpha) dv_c,
  * (O(n_v + n_c) per evaluation) found by sg_rtsafe on a bracket [0, alpha_hi] grown by doubling.
@@ -95,6 +96,9 @@
 typedef struct {
   double beta, sigma, stiffness, dissipation, dt;
   int stick_predict;                  /* -sap_stick_predict: the stiction-predicting step (see the header) */
+  long direct_max;                    /* -sap_direct_max: largest local block factored exactly by default */
+  int sub_pc_user, solver_user;       /* -sap_sub_pc_type / -sap_sub_pc_factor_mat_solver_type given */
+  int choose_pc;                      /* a new matrix: pick the sub-PC at the next assembly */
   int ns_ready;
   sg_newton_sys ns;
   double *L;                          /* per subsystem: Cholesky factor of A_j */
@@ -163,8 +167,31 @@ static sg_err sap_create(sg_solver *s) {
   d->beta = 1.0;
   d->sigma = 1e-3;
   d->stick_predict = 1;
+  d->direct_max = 8000;
   s->data = d;
   return SG_OK;
+}
+
+/* The KSP (once): CG + block Jacobi; the sub-PC is chosen per problem by choose_sub_pc() unless the
+ * user gives -sap_sub_pc_type (the ICC(0) default that sg_newton_init writes into the database is
+ * taken back, as CANAL does, so that a later SAP solver does not take it for the user's choice). */
+static sg_err ensure_newton(sap *d, sg_solver *s) {
+  if (d->ns_ready) return SG_OK;
+  SG_CHECK(sg_newton_init_auto_sub_pc(&d->ns, s->comm, "sap_", "sub_pc_factor_mat_solver_type", &d->sub_pc_user,
+                                      &d->solver_user));
+  d->ns_ready = 1;
+  return SG_OK;
+}
+
+/* The automatic sub-PC of block Jacobi: sparse Cholesky when the rank's diagonal block has at most
+ * -sap_direct_max rows (CHOLMOD's supernodal factorization when PETSc has SuiteSparse, else PETSc's
+ * own with nested dissection), ICC(0) above. Why: H = A + J^T G J with the near-rigid R (beta 0.1,
+ * sigma 1e-3) is badly conditioned; on the 1,000-sphere pile CG + ICC(0) took ~1500 iterations per
+ * Newton step (1.85 s), CHOLMOD 0.34 s per factorization and one CG iteration (docs/SOLVERS.md).
+ * Called after KSPSetOperators and before the first KSPSolve on a new matrix (as CANAL's). */
+static sg_err choose_sub_pc(sap *d) {
+  if (d->sub_pc_user) return SG_OK;
+  return sg_newton_choose_sub_pc(d->ns.ksp, "SAP", d->direct_max, !d->solver_user, !d->solver_user);
 }
 
 static sg_err sap_set_from_options(sg_solver *s) {
@@ -183,12 +210,11 @@ static sg_err sap_set_from_options(sg_solver *s) {
                        "time step that -sap_stiffness / -sap_dissipation refer to (default: -dt)", &d->dt));
   if ((d->stiffness > 0 || d->dissipation > 0) && !(d->dt > 0))
     return sg_error_set(SG_ERR_ARG, "-sap_stiffness / -sap_dissipation need the time step: give -sap_dt (or -dt)");
+  SG_CHECK(sg_opt_int("-sap_direct_max", d->direct_max, 0, 1000000000,
+                      "default sub-PC: sparse Cholesky when the rank's block of H has at most this many rows, ICC(0) above (-sap_sub_pc_type overrides)",
+                      &d->direct_max));
   /* the KSP reads its -sap_ksp_* / -sap_pc_* options now, before the unknown-option check */
-  if (!d->ns_ready) {
-    SG_CHECK(sg_newton_init(&d->ns, s->comm, "sap_", KSPCG, PCBJACOBI, PCICC));
-    d->ns_ready = 1;
-  }
-  return SG_OK;
+  return ensure_newton(d, s);
 }
 
 static void sap_destroy(sg_solver *s) {
@@ -435,6 +461,7 @@ static sg_err newton_direction(sap *d, const sg_problem *p, const double *rhs, d
   sg_err err = sg_newton_assemble(&d->ns, p, d->G);
   if (g_stage_asm >= 0) PetscLogStagePop();
   if (err) return err;
+  if (d->choose_pc) { SG_CHECK(choose_sub_pc(d)); d->choose_pc = 0; } /* a new matrix: the sub-PC for its size */
   if (g_stage_ksp >= 0) PetscLogStagePush(g_stage_ksp);
   err = sg_newton_solve(&d->ns, p, rhs, dir, &kits);
   if (g_stage_ksp >= 0) PetscLogStagePop();
@@ -458,11 +485,9 @@ static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *la
     return SG_OK;
   }
   register_stages();
-  if (!d->ns_ready) {
-    SG_CHECK(sg_newton_init(&d->ns, s->comm, "sap_", KSPCG, PCBJACOBI, PCICC));
-    d->ns_ready = 1;
-  }
+  SG_CHECK(ensure_newton(d, s));
   SG_CHECK(sg_newton_setup(&d->ns, p));
+  d->choose_pc = 1;
   sg_timer_add(SG_PHASE_FACTOR, t0);
 
   /* warm start: the given v (v* when it is not usable) */
