@@ -31,9 +31,10 @@ typedef struct {
  * ascending (source rank, gid)) and the plan kept in g. */
 sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double margin, double sweep_dt,
                         sg_scene *ghosts);
-/* With the plan of the last update: every ghost gets `width` values from its owner
- * (owned_vals[width x local body index] on the owner, ghost_vals[width x ghost index] here). */
-sg_err sg_ghosts_forward(sg_ghosts *g, const double *owned_vals, int width, double *ghost_vals);
+/* With the plan of the last update: every ghost gets `width` values from its owner (on the owner,
+ * body i's values start at vals[offset[i]], or vals[width x i] when offset is NULL; here they land
+ * at ghost_vals[width x ghost index]). */
+sg_err sg_ghosts_forward(sg_ghosts *g, const double *vals, const int *offset, int width, double *ghost_vals);
 void sg_ghosts_destroy(sg_ghosts *g);
 
 #endif

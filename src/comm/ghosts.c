@@ -86,13 +86,16 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
   return SG_OK;
 }
 
-sg_err sg_ghosts_forward(sg_ghosts *g, const double *owned_vals, int width, double *ghost_vals) {
+sg_err sg_ghosts_forward(sg_ghosts *g, const double *vals, const int *offset, int width, double *ghost_vals) {
   const int P = g->size;
   if (P == 1) return SG_OK;
   int ns = g->send_off[P], nr = g->recv_off[P];
   SG_CHECK(sg_grow((void **)&g->sbuf, &g->cap_sbuf, width * ns + 1, sizeof(double), "ghost values"));
   SG_CHECK(sg_grow((void **)&g->rbuf, &g->cap_rbuf, width * nr + 1, sizeof(double), "ghost values"));
-  for (int m = 0; m < ns; ++m) memcpy(g->sbuf + (size_t)width * m, owned_vals + (size_t)width * g->send_body[m], (size_t)width * sizeof(double));
+  for (int m = 0; m < ns; ++m) {
+    int i = g->send_body[m];
+    memcpy(g->sbuf + (size_t)width * m, vals + (offset ? (size_t)offset[i] : (size_t)width * i), (size_t)width * sizeof(double));
+  }
   MPI_Request *req = sg_calloc((size_t)2 * P, sizeof *req, "ghost requests");
   if (!req) return SG_ERR_MEM;
   int nreq = 0;

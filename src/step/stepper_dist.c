@@ -6,6 +6,9 @@
  * contacts. A contact's keeper (the owner of its first moving body in gid order) counts it in the
  * statistics, the metric and the checkpoint, so each contact counts once whatever P. */
 #include <math.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/assemble.h"
@@ -18,6 +21,14 @@
 #include "step/stepper_internal.h"
 
 static int owned(const sg_stepper *st, int i) { return i < st->n_local && !st->s->fixed[i]; }
+
+/* Give the pages freed by a partition (METIS's graph on rank 0, the scene copies of a migration)
+ * back to the system, so that they do not stay resident beside the arrays of the steps to come. */
+static void release_free_memory(void) {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
 
 /* Index of the body with global id g among the bodies held (ascending gid), or -1. */
 static int find_gid(const sg_scene *s, int n, int64_t g) {
@@ -57,6 +68,7 @@ sg_err sg_stepper_dist_create(sg_stepper *st) {
   if (!err) err = sg_partition_distributed(comm, s, NULL, 0, owner);
   if (!err) err = sg_error_collective(comm, sg_scene_migrate(comm, s, owner));
   free(owner);
+  release_free_memory();
   return err;
 }
 
@@ -169,6 +181,7 @@ static sg_err repartition(sg_stepper *st) {
   free(owner);
   st->contacts.n = 0; /* its indices named the old bodies */
   if (!err) st->repartitions++;
+  release_free_memory();
   return sg_error_collective(comm, err);
 }
 
@@ -179,16 +192,21 @@ static sg_err metric(sg_stepper *st, long long n_global, double *residual) {
   const sg_scene *s = st->s;
   int nv = sg_problem_n_v(p);
   *residual = 0;
-  SG_CHECK(sg_grow((void **)&st->metric_v, &st->cap_metric_v, nv + 6 * s->n + 1, sizeof(double), "metric"));
+  int n_ghosts = s->n - st->n_local;
+  SG_CHECK(sg_grow((void **)&st->metric_v, &st->cap_metric_v, nv + 6 * n_ghosts + 1, sizeof(double), "metric"));
   SG_CHECK(sg_grow((void **)&st->metric_terms, &st->cap_metric_terms, st->contacts.n + 1, sizeof(double), "metric"));
-  double *v = st->metric_v, *per_body = st->metric_v + nv;
+  double *v = st->metric_v, *ghost_vals = st->metric_v + nv;
   SG_CHECK(sg_metric_velocity(p, st->lambda, v));
-  if (st->size > 1) {
+  if (st->size > 1) { /* the ghosts' vhat from their owners, where their subsystems sit in v */
+    int *offset = sg_calloc((size_t)st->n_local + 1, sizeof *offset, "metric offsets");
+    if (!offset) return SG_ERR_MEM;
     for (int i = 0; i < st->n_local; ++i)
-      if (!s->fixed[i]) memcpy(per_body + 6 * i, v + p->sub_off[st->sub_of_body[i]], 6 * sizeof(double));
-    double *ghost_vals = per_body + 6 * st->n_local;
-    SG_CHECK(sg_ghosts_forward(&st->gh, per_body, 6, ghost_vals));
-    for (int i = st->n_local; i < s->n; ++i) memcpy(v + p->sub_off[st->sub_of_body[i]], per_body + 6 * i, 6 * sizeof(double));
+      if (!s->fixed[i]) offset[i] = p->sub_off[st->sub_of_body[i]];
+    sg_err err = sg_ghosts_forward(&st->gh, v, offset, 6, ghost_vals);
+    free(offset);
+    SG_CHECK(err);
+    for (int i = st->n_local; i < s->n; ++i)
+      memcpy(v + p->sub_off[st->sub_of_body[i]], ghost_vals + 6 * (i - st->n_local), 6 * sizeof(double));
   }
   int m = 0;
   for (int k = 0; k < st->contacts.n; ++k)
