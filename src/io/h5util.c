@@ -389,89 +389,12 @@ static const char *class_name(H5T_class_t c) {
   }
 }
 
-/* Read n enum values as int: HDF5 converts enums only to enums, so read their stored integers
- * in native layout and convert those. */
-static herr_t read_enum_as_int(hid_t dset, hid_t ftype, size_t n, hid_t dxpl, int *out) {
-  hid_t mem = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
-  hid_t base = mem >= 0 ? H5Tget_super(mem) : H5I_INVALID_HID;
-  herr_t r = -1;
-  if (base >= 0) {
-    size_t sz = H5Tget_size(mem);
-    size_t elem = sz > sizeof(int) ? sz : sizeof(int);
-    void *tmp = calloc(n, elem);
-    if (tmp && H5Dread(dset, mem, H5S_ALL, H5S_ALL, dxpl, tmp) >= 0 &&
-        H5Tconvert(base, H5T_NATIVE_INT, n, tmp, NULL, H5P_DEFAULT) >= 0) {
-      memcpy(out, tmp, n * sizeof(int));
-      r = 0;
-    }
-    free(tmp);
-  }
-  sg_h5_close(&base);
-  sg_h5_close(&mem);
-  return r;
-}
 
 sg_err sg_h5_read_checked(hid_t loc, const char *name, const char *shown, const char *file,
                           int want_int, int rank, long long *dims, const char *why, hid_t dxpl,
                           void **buf) {
-  *buf = NULL;
-  if (!sg_h5_exists(loc, name)) return sg_error_set(SG_ERR_FORMAT, "%s: missing dataset %s", file, shown);
-  hid_t dset = H5Dopen2(loc, name, H5P_DEFAULT);
-  if (dset < 0) return sg_error_set(SG_ERR_FORMAT, "%s: %s is not a dataset", file, shown);
-  hid_t space = H5Dget_space(dset), ftype = H5Dget_type(dset);
-  sg_err err = SG_OK;
-  hsize_t fd[H5S_MAX_RANK];
-  int frank = space >= 0 ? H5Sget_simple_extent_dims(space, fd, NULL) : -1;
-  H5T_class_t cls = ftype >= 0 ? H5Tget_class(ftype) : H5T_NO_CLASS;
-  if (frank < 0 || ftype < 0) {
-    err = sg_error_set(SG_ERR_FORMAT, "%s: cannot query dataset %s", file, shown);
-    goto done;
-  }
-  long long have[H5S_MAX_RANK];
-  int match = frank == rank;
-  for (int k = 0; k < frank; ++k) {
-    have[k] = (long long)fd[k];
-    if (k < rank && dims[k] >= 0 && dims[k] != have[k]) match = 0;
-  }
-  if (!match) {
-    char hs[128], ws[128];
-    format_dims(hs, sizeof hs, frank, have);
-    format_dims(ws, sizeof ws, rank, dims);
-    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has shape %s, expected %s%s%s", file, shown, hs,
-                       ws, why ? " " : "", why ? why : "");
-    goto done;
-  }
-  int ok_class = want_int ? (cls == H5T_INTEGER || cls == H5T_ENUM) : (cls == H5T_INTEGER || cls == H5T_FLOAT);
-  if (!ok_class) {
-    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has %s values, expected %s", file, shown,
-                       class_name(cls), want_int ? "integers" : "numbers");
-    goto done;
-  }
-  size_t n = 1;
-  for (int k = 0; k < rank; ++k) {
-    dims[k] = have[k];
-    n *= (size_t)have[k];
-  }
-  if (n == 0) goto done;
-  void *data = malloc(n * (want_int ? sizeof(int) : sizeof(double)));
-  if (!data) {
-    err = sg_error_set(SG_ERR_MEM, "%s: out of memory reading dataset %s", file, shown);
-    goto done;
-  }
-  herr_t r = (want_int && cls == H5T_ENUM)
-                 ? read_enum_as_int(dset, ftype, n, dxpl, data)
-                 : H5Dread(dset, want_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, dxpl, data);
-  if (r < 0) {
-    free(data);
-    err = sg_error_set(SG_ERR_IO, "%s: cannot read dataset %s", file, shown);
-    goto done;
-  }
-  *buf = data;
-done:
-  sg_h5_close(&ftype);
-  sg_h5_close(&space);
-  sg_h5_close(&dset);
-  return err;
+  long long first, count; /* the whole dataset is the one block of one part */
+  return sg_h5_read_block_checked(loc, name, shown, file, want_int, rank, dims, why, 0, 1, dxpl, &first, &count, buf);
 }
 
 sg_err sg_h5_read_header(hid_t file, const char *path, char *kind, size_t len, long long *version) {
@@ -548,7 +471,8 @@ static void block_range(long long n, int part, int nparts, long long *first, lon
   *count = hi - lo;
 }
 
-/* Read the selected elements (count of them) as int or double; enums as in read_enum_as_int. */
+/* Read the selected elements (count of them) as int or double. Enums as int: HDF5 converts enums
+ * only to enums, so their stored integers are read in native layout and converted. */
 static herr_t read_selection(hid_t dset, hid_t ftype, int as_enum, int want_int, hid_t mspace, hid_t fspace,
                              size_t count, hid_t dxpl, void *out) {
   double dummy; /* an empty selection still needs a buffer on some HDF5 versions */
@@ -619,6 +543,7 @@ sg_err sg_h5_read_block_checked(hid_t loc, const char *name, const char *shown, 
     dims[k] = have[k];
     if (k > 0) row *= (size_t)have[k];
   }
+  if (have[0] == 0 || row == 0) goto done; /* nothing to read, the same on every rank */
   long long lo, cnt;
   block_range(have[0], part, nparts, &lo, &cnt);
   size_t n = (size_t)cnt * row;

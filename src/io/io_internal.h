@@ -82,6 +82,18 @@ static inline int sg_io_writes_body(int rank, const sg_scene *s, int i) {
   return s->distributed ? (!s->fixed[i] || rank == 0) : rank == 0;
 }
 
+/* --- scene_io.c: the scene layout shared by the whole and the block readers ------------------ */
+/* One per-body dataset: `ncols` values per body (0: one value, a 1-D dataset). */
+typedef struct {
+  const char *name;
+  int is_int;
+  int ncols;
+} sg_body_field;
+enum { SG_F_SHAPE, SG_F_SIZE, SG_F_MATERIAL, SG_F_FIXED, SG_F_DENSITY, SG_F_POS, SG_F_QUAT, SG_F_VEL, SG_F_COUNT };
+extern const sg_body_field sg_body_fields[SG_F_COUNT];
+/* The root attributes of a scene file: kind (optional, but not another kind) and format_version. */
+sg_err sg_scene_check_header(hid_t file, const char *path);
+
 /* --- fsutil.c: files beside HDF5 (rank 0 acts, every rank gets the result) --------------------- */
 /* "<path><suffix>.<pid of rank 0>"; free() the result. */
 char *sg_fs_tmp_name(MPI_Comm comm, const char *path, const char *suffix);

@@ -7,15 +7,7 @@
 #include "io/io_internal.h"
 #include "signorini/io.h"
 
-/* One per-body dataset: `ncols` values per body (0: one value, a 1-D dataset). */
-typedef struct {
-  const char *name;
-  int is_int;
-  int ncols;
-} body_field;
-
-enum { F_SHAPE, F_SIZE, F_MATERIAL, F_FIXED, F_DENSITY, F_POS, F_QUAT, F_VEL, F_COUNT };
-static const body_field body_fields[F_COUNT] = {
+const sg_body_field sg_body_fields[SG_F_COUNT] = {
     {"bodies/shape", 1, 0},    {"bodies/size", 0, 3},     {"bodies/material", 1, 0},
     {"bodies/fixed", 1, 0},    {"bodies/density", 0, 0},  {"bodies/position", 0, 3},
     {"bodies/orientation", 0, 4}, {"bodies/velocity", 0, 6},
@@ -35,14 +27,14 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   for (int i = 0, k = 0; !err && i < s->n; ++i)
     if (sg_io_writes_body(rank, s, i)) gid[k++] = s->gid[i];
   if (!err) err = sg_io_check_rows(comm, mine, gid, n, file);
-  const void *data[F_COUNT] = {s->shape, s->size, s->material, s->fixed,
+  const void *data[SG_F_COUNT] = {s->shape, s->size, s->material, s->fixed,
                                s->density, s->pos, s->quat, s->vel};
-  for (int f = 0; f < F_COUNT && !err; ++f) {
-    const body_field *bf = &body_fields[f];
+  for (int f = 0; f < SG_F_COUNT && !err; ++f) {
+    const sg_body_field *bf = &sg_body_fields[f];
     /* Files hold fixed-size little-endian types whatever the machine. */
-    hid_t ftype = f == F_FIXED ? H5T_STD_U8LE : bf->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
-    hid_t mtype = f == F_FIXED ? H5T_NATIVE_UCHAR : bf->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
-    size_t row = (f == F_FIXED ? 1 : bf->is_int ? sizeof(int) : sizeof(double)) * (size_t)(bf->ncols ? bf->ncols : 1);
+    hid_t ftype = f == SG_F_FIXED ? H5T_STD_U8LE : bf->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
+    hid_t mtype = f == SG_F_FIXED ? H5T_NATIVE_UCHAR : bf->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+    size_t row = (f == SG_F_FIXED ? 1 : bf->is_int ? sizeof(int) : sizeof(double)) * (size_t)(bf->ncols ? bf->ncols : 1);
     for (int i = 0, k = 0; i < s->n; ++i)
       if (sg_io_writes_body(rank, s, i)) memcpy(buf + row * (size_t)k++, (const unsigned char *)data[f] + row * (size_t)i, row);
     hsize_t dims[2] = {(hsize_t)n, (hsize_t)bf->ncols};
@@ -68,27 +60,27 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
 sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl,
                            sg_scene *s) {
   memset(s, 0, sizeof *s);
-  void *col[F_COUNT] = {0};
+  void *col[SG_F_COUNT] = {0};
   double *friction = NULL, *gravity = NULL;
   char shown[256], shape_name[256], why[320];
   sg_err err = SG_OK;
 
   /* /bodies/shape fixes N; every other per-body dataset must agree with it. */
   long long n = -1;
-  snprintf(shape_name, sizeof shape_name, "%s/%s", prefix, body_fields[F_SHAPE].name);
-  err = sg_h5_read_checked(loc, body_fields[F_SHAPE].name, shape_name, file, 1, 1, &n, NULL, dxpl, &col[F_SHAPE]);
+  snprintf(shape_name, sizeof shape_name, "%s/%s", prefix, sg_body_fields[SG_F_SHAPE].name);
+  err = sg_h5_read_checked(loc, sg_body_fields[SG_F_SHAPE].name, shape_name, file, 1, 1, &n, NULL, dxpl, &col[SG_F_SHAPE]);
   if (!err && n == 0) err = sg_error_set(SG_ERR_FORMAT, "%s: no bodies (dataset %s is empty)", file, shape_name);
   if (!err && n > INT_MAX) err = sg_error_set(SG_ERR_FORMAT, "%s: %lld bodies is more than this build handles", file, n);
   snprintf(why, sizeof why, "(N = %lld bodies from %s)", n, shape_name);
-  for (int f = 1; f < F_COUNT && !err; ++f) {
-    const body_field *bf = &body_fields[f];
+  for (int f = 1; f < SG_F_COUNT && !err; ++f) {
+    const sg_body_field *bf = &sg_body_fields[f];
     long long dims[2] = {n, bf->ncols};
     snprintf(shown, sizeof shown, "%s/%s", prefix, bf->name);
     err = sg_h5_read_checked(loc, bf->name, shown, file, bf->is_int, bf->ncols ? 2 : 1, dims, why, dxpl, &col[f]);
   }
   if (!err) {
-    const int *fx = col[F_FIXED];
-    snprintf(shown, sizeof shown, "%s/%s", prefix, body_fields[F_FIXED].name);
+    const int *fx = col[SG_F_FIXED];
+    snprintf(shown, sizeof shown, "%s/%s", prefix, sg_body_fields[SG_F_FIXED].name);
     for (long long i = 0; i < n && !err; ++i)
       if (fx[i] != 0 && fx[i] != 1)
         err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s: body %lld has value %d, expected 0 or 1", file,
@@ -114,8 +106,8 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
 
   if (!err) err = sg_scene_create(s, (int)n, (int)mm[0]);
   for (int i = 0; i < n && !err; ++i) {
-    const double *sz = col[F_SIZE], *rho = col[F_DENSITY], *p = col[F_POS], *q = col[F_QUAT], *v = col[F_VEL];
-    const int *sh = col[F_SHAPE], *mat = col[F_MATERIAL], *fx = col[F_FIXED];
+    const double *sz = col[SG_F_SIZE], *rho = col[SG_F_DENSITY], *p = col[SG_F_POS], *q = col[SG_F_QUAT], *v = col[SG_F_VEL];
+    const int *sh = col[SG_F_SHAPE], *mat = col[SG_F_MATERIAL], *fx = col[SG_F_FIXED];
     err = sg_scene_add_body(s, sh[i], sz + 3 * i, mat[i], fx[i], rho[i], p + 3 * i, q + 4 * i, v + 6 * i, NULL);
   }
   if (!err) {
@@ -125,26 +117,31 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
   }
   if (!err) err = sg_scene_update_mass(s);
 
-  for (int f = 0; f < F_COUNT; ++f) free(col[f]);
+  for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
   free(friction);
   free(gravity);
   if (err) sg_scene_destroy(s);
   return err;
 }
 
+sg_err sg_scene_check_header(hid_t file, const char *path) {
+  char kind[64];
+  long long version = 0;
+  SG_CHECK(sg_h5_read_header(file, path, kind, sizeof kind, &version));
+  /* A kind is optional (hand-made files), but a different one means the wrong file was given. */
+  if (kind[0] && strcmp(kind, SG_KIND_SCENE) != 0)
+    return sg_error_set(SG_ERR_FORMAT, "%s: kind is '%s', expected '%s' (not a scene file)", path, kind, SG_KIND_SCENE);
+  if (version != SG_SCENE_FORMAT_VERSION)
+    return sg_error_set(SG_ERR_FORMAT, "%s: scene format_version %lld is not supported (this build reads version %d)",
+                        path, version, SG_SCENE_FORMAT_VERSION);
+  return SG_OK;
+}
+
 sg_err sg_scene_read(MPI_Comm comm, const char *path, sg_scene *s) {
   memset(s, 0, sizeof *s);
   hid_t file, dxpl = H5I_INVALID_HID;
   sg_err err = sg_h5_open_read(comm, path, &file);
-  char kind[64];
-  long long version = 0;
-  if (!err) err = sg_h5_read_header(file, path, kind, sizeof kind, &version);
-  /* A kind is optional (hand-made files), but a different one means the wrong file was given. */
-  if (!err && kind[0] && strcmp(kind, SG_KIND_SCENE) != 0)
-    err = sg_error_set(SG_ERR_FORMAT, "%s: kind is '%s', expected '%s' (not a scene file)", path, kind, SG_KIND_SCENE);
-  if (!err && version != SG_SCENE_FORMAT_VERSION)
-    err = sg_error_set(SG_ERR_FORMAT, "%s: scene format_version %lld is not supported (this build reads version %d)",
-                       path, version, SG_SCENE_FORMAT_VERSION);
+  if (!err) err = sg_scene_check_header(file, path);
   if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
   if (!err) err = sg_scene_group_read(file, "", path, dxpl, s);
   sg_h5_close(&dxpl);
