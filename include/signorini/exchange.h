@@ -29,5 +29,9 @@ sg_err sg_scene_migrate(MPI_Comm comm, sg_scene *s, const int *new_owner);
  * count so that the total fits 62 bits, and the multiples are summed exactly in 64-bit integers.
  * Relative to the largest |x|, the result is exact to about count x 2^-62. */
 double sg_sum_reproducible(MPI_Comm comm, const double *x, int n);
+/* D dot products at once, out[d] = sum over ranks and over the entries k < n with mask[k] (NULL:
+ * all) of x[d][k] y[d][k], each summed as sg_sum_reproducible does (three all-reduces in all). */
+void sg_dots_reproducible(MPI_Comm comm, int D, const double *const *x, const double *const *y, int n,
+                          const unsigned char *mask, double *out);
 
 #endif

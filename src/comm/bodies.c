@@ -180,3 +180,34 @@ double sg_sum_reproducible(MPI_Comm comm, const double *x, int n) {
   MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
   return ldexp((double)total, -b);
 }
+
+void sg_dots_reproducible(MPI_Comm comm, int D, const double *const *x, const double *const *y, int n,
+                          const unsigned char *mask, double *out) {
+  double big[64];
+  long long acc[64], count = 0;
+  for (int k = 0; k < n; ++k) count += !mask || mask[k];
+  for (int d0 = 0; d0 < D; d0 += 64) { /* in batches of 64 products */
+    int nd = D - d0 < 64 ? D - d0 : 64;
+    for (int d = 0; d < nd; ++d) {
+      big[d] = 0;
+      for (int k = 0; k < n; ++k)
+        if (!mask || mask[k]) big[d] = fmax(big[d], fabs(x[d0 + d][k] * y[d0 + d][k]));
+    }
+    long long total = count;
+    MPI_Allreduce(MPI_IN_PLACE, big, nd, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+    int bits[64];
+    for (int d = 0; d < nd; ++d) {
+      int e = 0;
+      if (big[d] > 0 && isfinite(big[d])) frexp(big[d] * (double)total, &e);
+      bits[d] = 62 - e;
+      acc[d] = 0;
+      if (!(big[d] > 0) || !isfinite(big[d])) continue;
+      for (int k = 0; k < n; ++k)
+        if (!mask || mask[k]) acc[d] += llround(ldexp(x[d0 + d][k] * y[d0 + d][k], bits[d]));
+    }
+    MPI_Allreduce(MPI_IN_PLACE, acc, nd, MPI_LONG_LONG, MPI_SUM, comm);
+    for (int d = 0; d < nd; ++d)
+      out[d0 + d] = big[d] > 0 && isfinite(big[d]) ? ldexp((double)acc[d], -bits[d]) : big[d] * (double)total;
+  }
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/anderson.h"
+#include "signorini/exchange.h"
 #include "signorini/la.h"
 
 sg_err sg_anderson_init(sg_anderson *a, int m, int n) {
@@ -18,6 +19,12 @@ sg_err sg_anderson_init(sg_anderson *a, int m, int n) {
   SG_ALLOC(a->f_prev, n);
   SG_ALLOC(a->g_prev, n);
   return SG_OK;
+}
+
+void sg_anderson_set_reduction(sg_anderson *a, MPI_Comm comm, const unsigned char *mask) {
+  a->reduce = 1;
+  a->comm = comm;
+  a->mask = mask;
 }
 
 void sg_anderson_reset(sg_anderson *a) {
@@ -54,18 +61,36 @@ sg_err sg_anderson_step(sg_anderson *a, const double *x, double *g) {
   if (c == 0) return SG_OK;
   /* normal equations (dF^T dF + eps I) gamma = dF^T f */
   double M[64 * 64], L[64 * 64], rhs[64], gam[64], tr = 0;
-  for (int i = 0; i < c; ++i) {
-    const double *fi = a->dF + (size_t)i * n;
-    for (int j = 0; j <= i; ++j) {
-      const double *fj = a->dF + (size_t)j * n;
-      double s = 0;
-      for (int k = 0; k < n; ++k) s += fi[k] * fj[k];
-      M[i * c + j] = M[j * c + i] = s;
+  if (a->reduce) { /* every product at once, summed over the ranks */
+    const double *xs[64 * 65 / 2 + 64], *ys[64 * 65 / 2 + 64];
+    double out[64 * 65 / 2 + 64];
+    int D = 0;
+    for (int i = 0; i < c; ++i) {
+      for (int j = 0; j <= i; ++j) { xs[D] = a->dF + (size_t)i * n; ys[D++] = a->dF + (size_t)j * n; }
+      xs[D] = a->dF + (size_t)i * n;
+      ys[D++] = a->f_prev;
     }
-    double s = 0;
-    for (int k = 0; k < n; ++k) s += fi[k] * a->f_prev[k];
-    rhs[i] = s;
-    tr += M[i * c + i];
+    sg_dots_reproducible(a->comm, D, xs, ys, n, a->mask, out);
+    D = 0;
+    for (int i = 0; i < c; ++i) {
+      for (int j = 0; j <= i; ++j) M[i * c + j] = M[j * c + i] = out[D++];
+      rhs[i] = out[D++];
+      tr += M[i * c + i];
+    }
+  } else {
+    for (int i = 0; i < c; ++i) {
+      const double *fi = a->dF + (size_t)i * n;
+      for (int j = 0; j <= i; ++j) {
+        const double *fj = a->dF + (size_t)j * n;
+        double s = 0;
+        for (int k = 0; k < n; ++k) s += fi[k] * fj[k];
+        M[i * c + j] = M[j * c + i] = s;
+      }
+      double s = 0;
+      for (int k = 0; k < n; ++k) s += fi[k] * a->f_prev[k];
+      rhs[i] = s;
+      tr += M[i * c + i];
+    }
   }
   if (!(tr > 0)) return SG_OK;
   for (int i = 0; i < c; ++i) M[i * c + i] += 1e-12 * tr;

@@ -31,7 +31,8 @@ typedef struct {
   int check_every;   /* -subadmm_check_every: iterations between residual checks */
   int anderson_m;   /* -subadmm_anderson: memory of the Anderson acceleration (0: off) */
   sg_anderson aa;
-  double *state, *image; /* (s_rhs, lambda) before and after one iteration */
+  double *state, *image, *diff; /* (s_rhs, lambda) before and after one iteration, and image - state */
+  unsigned char *state_mine;    /* entries of the state this rank counts in Anderson's sums */
   int cap_state;
   int desaxce;       /* -subadmm_cone desaxce: Euclidean projection with the lagged De Saxce term */
   int shift_every;   /* -subadmm_desaxce_every: iterations between updates of the frozen De Saxce term */
@@ -103,7 +104,7 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
 static void subadmm_destroy(sg_solver *s) {
   subadmm *d = s->data;
   if (!d) return;
-  free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->shift);
+  free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->diff); free(d->state_mine); free(d->shift);
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
   free(d->bpairs); free(d->ipairs); free(d->boundary);
@@ -584,8 +585,6 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   if (d->anderson_m > 0) {
     if (d->relax != 1.0) return sg_error_set(SG_ERR_ARG, "-subadmm_anderson needs -subadmm_relax 1");
     if (d->check_every != 1) return sg_error_set(SG_ERR_ARG, "-subadmm_anderson needs -subadmm_check_every 1");
-    if (d->size > 1) /* its dot products would make results depend on the number of ranks */
-      return sg_error_set(SG_ERR_ARG, "-subadmm_anderson runs on one rank only (for now)");
     if (d->aa.n != nstate || d->aa.m != d->anderson_m) {
       sg_anderson_destroy(&d->aa);
       SG_CHECK(sg_anderson_init(&d->aa, d->anderson_m, nstate));
@@ -595,7 +594,25 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     SG_CHECK(sg_grow((void **)&d->state, &c, nstate, sizeof(double), "SubADMM state"));
     c = d->cap_state;
     SG_CHECK(sg_grow((void **)&d->image, &c, nstate, sizeof(double), "SubADMM state"));
+    c = d->cap_state;
+    SG_CHECK(sg_grow((void **)&d->diff, &c, nstate, sizeof(double), "SubADMM state"));
+    c = d->cap_state;
+    SG_CHECK(sg_grow((void **)&d->state_mine, &c, nstate, 1, "SubADMM state"));
     d->cap_state = c;
+    /* each entry counted once over the ranks: s_rhs of own subsystems, lambda of the constraints
+     * whose first pair is own (a shared constraint's lambda is the same on both ranks); the sums are
+     * reproducible, so the accelerated iterates keep their bits whatever P */
+    memset(d->state_mine, 0, (size_t)nstate);
+    for (int k = 0; k < d->n_my_sub; ++k) {
+      int j = d->my_sub[k];
+      memset(d->state_mine + p->sub_off[j], 1, (size_t)p->sub_dof[j]);
+    }
+    for (int k = 0; k < d->n_my_con; ++k) {
+      int i = d->my_con[k];
+      if (owner_of(p, p->pair_sub[p->con_pair[i]]) == d->rank)
+        memset(d->state_mine + nv + p->con_row[i], 1, (size_t)sg_con_rows(p->kind[i]));
+    }
+    sg_anderson_set_reduction(&d->aa, d->comm, d->state_mine);
   }
   if (d->desaxce) {
     SG_CHECK(sg_grow((void **)&d->shift, &d->cap_shift, p->n_con, sizeof(double), "De Saxce terms"));
@@ -650,8 +667,10 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     if (d->anderson_m > 0) {
       memcpy(d->image, d->s_rhs, (size_t)nv * sizeof(double));
       memcpy(d->image + nv, lambda, (size_t)nrow * sizeof(double));
-      double fn = 0;
-      for (int k = 0; k < nstate; ++k) fn += (d->image[k] - d->state[k]) * (d->image[k] - d->state[k]);
+      for (int k = 0; k < nstate; ++k) d->diff[k] = d->image[k] - d->state[k];
+      const double *dv = d->diff;
+      double fn;
+      sg_dots_reproducible(d->comm, 1, &dv, &dv, nstate, d->state_mine, &fn);
       fn = sqrt(fn);
       /* safeguard: a jump in the fixed-point residual means the history misleads; start over */
       if (fn > 2 * fnorm_prev) sg_anderson_reset(&d->aa);

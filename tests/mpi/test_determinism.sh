@@ -27,6 +27,12 @@ run_case() { # run_case <name> <generate args...>
   compare "${name}_1.h5" "${name}_4.h5"
 }
 run_case stack stack -n 10
+# Anderson acceleration (its least-squares sums are reproducible): the same on 1 and 3 ranks
+for n in 1 3; do
+  $mpiexec -n $n "$bin" run stack.h5 -o "anderson_$n.h5" -t_final 0.5 -subadmm_anderson 4 -progress_interval 0 > "anderson_$n.log" 2>&1 \
+    || { echo "FAIL run -subadmm_anderson 4 on $n ranks"; cat "anderson_$n.log"; fail=1; }
+done
+compare anderson_1.h5 anderson_3.h5
 # residual checks every 4 iterations: the same on 1 and 3 ranks, and every step stops at a check
 for n in 1 3; do
   $mpiexec -n $n "$bin" run stack.h5 -o "check_$n.h5" -t_final 0.5 -subadmm_check_every 4 -progress_interval 0 > "check_$n.log" 2>&1 \
