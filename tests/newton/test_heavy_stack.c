@@ -57,11 +57,9 @@ static void heavy_stack(const char *solver_name) {
   CHECK_OK(sg_stepper_step(st, &stats));
   const sg_problem *p = sg_stepper_problem(st);
   double *v = calloc((size_t)sg_problem_n_v(p), sizeof(double)), *lam = calloc((size_t)sg_problem_n_rows(p), sizeof(double));
-  solver->tol = 1e-8;
-  solver->max_it = 0;
   sg_solve_info info;
   double cres = -1;
-  CHECK_OK(sg_solver_solve(solver, p, v, lam, &info));
+  sim_solve_cold(solver_name, p, v, lam, 1e-8, 0, &info);
   CHECK_OK(sg_contact_residual(p, lam, &cres));
   printf("%s, cold start: %d iterations, theta_p %.3e, theta_d %.3e, contact residual %.3e\n", solver_name,
          info.iterations, info.residual_primal, info.residual_dual, cres);

@@ -33,10 +33,8 @@ static void run_stack(int n, double ratio, double *drift, sim_stack_stats *ss) {
     CHECK_OK(sg_stepper_step(st, &stats));
     const sg_problem *p = sg_stepper_problem(st);
     double *v = calloc((size_t)sg_problem_n_v(p), sizeof(double)), *lam = calloc((size_t)sg_problem_n_rows(p), sizeof(double));
-    solver->tol = 1e-8;
-    solver->max_it = 0;
     sg_solve_info info;
-    CHECK_OK(sg_solver_solve(solver, p, v, lam, &info));
+    sim_solve_cold(sim_solver_name(), p, v, lam, 1e-8, 0, &info);
     g_converged_theta = info.converged ? info.residual_primal + info.residual_dual : INFINITY;
     CHECK_OK(sg_contact_residual(p, lam, &g_converged_residual));
     g_converged_iterations = info.iterations;
