@@ -38,17 +38,18 @@
  *
  * Linear solver: KSP under the prefix canal_, CG + block Jacobi, with -canal_ksp_rtol 1e-10 unless
  * given (an inexact step makes the inner loop only linearly convergent). Default sub-PC, per rank
- * block and per problem (choose_sub_pc()): Cholesky with nested-dissection ordering when the rank's
- * block of H has at most -canal_direct_max (3000) rows, ICC(0) above. Why: with beta up to 1e4 times
- * the contact masses H is badly conditioned, and on small, strongly coupled problems ICC(0) drops the
- * contact fill and CG needs ~1000 iterations per Newton step (spheres-in-a-box: 10 s, Cholesky 0.3 s);
- * on one rank CG then converges in one iteration. But PETSc's native (non-supernodal) Cholesky costs
- * ~0.5 s per factorization on a 1000-sphere pile block (6000 rows, ~3e8 flops with nd; natural order
- * is 5x worse, rcm/qmd close to nd), where ICC(0)+CG needs 2-300 iterations (ms to 0.1 s): large
- * blocks, i.e. large problems or many rows per rank, keep ICC(0). Only the numeric factorization is
- * redone per Newton step (the pattern is fixed over a solve: newton_petsc.c inserts zero blocks too;
- * -log_view shows one MatCholFctrSym/MatGetOrdering per solve). -canal_sub_pc_type overrides it all
- * (-canal_sub_pc_factor_mat_solver_type cholmod is another option for large direct blocks).
+ * block and per problem (choose_sub_pc(), shared with SAP): sparse Cholesky when the rank's block of
+ * H has at most -canal_direct_max (8000) rows, ICC(0) above. The factorization is CHOLMOD's
+ * supernodal one where PETSc has SuiteSparse (it runs on the BLAS: with OpenBLAS, which
+ * scripts/setup.sh installs, 0.044 s on a 1000-sphere pile block of 6,000 rows, where PETSc's own
+ * Cholesky with nested dissection takes 0.39 s), else PETSc's with nested dissection. Why direct:
+ * with beta up to 1e4 times the contact masses H is badly conditioned, and on small, strongly
+ * coupled problems ICC(0) drops the contact fill and CG needs ~1000 iterations per Newton step
+ * (spheres-in-a-box: 10 s, Cholesky 0.3 s); on one rank CG then converges in one iteration. Only the
+ * numeric factorization is redone per Newton step (the pattern is fixed over a solve: newton_petsc.c
+ * inserts zero blocks too). -canal_sub_pc_type overrides it all; -canal_sub_pc_factor_mat_solver_type
+ * or -canal_sub_pc_factor_mat_ordering_type pick the factorization (the latter: PETSc's own, in
+ * that order).
  *
  * Distribution: the problem is replicated; every rank does all the nonlinear work (constraint
  * operators, residuals, line search) identically, and only the Newton system is distributed
@@ -77,7 +78,8 @@ typedef struct {
   int newton_max_it;   /* -canal_newton_max_it */
   long direct_max;     /* -canal_direct_max: largest local block factored exactly by default */
   int sub_pc_user;     /* -canal_sub_pc_type given: no automatic choice */
-  int order_user;      /* -canal_sub_pc_factor_mat_ordering_type given */
+  int order_user;      /* -canal_sub_pc_factor_mat_ordering_type given: PETSc's Cholesky in that order */
+  int solver_user;     /* -canal_sub_pc_factor_mat_solver_type given */
   double eta;          /* -canal_inexact: inner stop theta_d <= eta * theta_p(current iterate) (0: exact) */
   int ns_ready;
   sg_newton_sys ns;
@@ -103,7 +105,7 @@ static sg_err canal_create(sg_solver *s) {
   c->newton_tol = 1e-10;
   c->newton_max_it = 50;
   c->eta = 0.1;
-  c->direct_max = 3000;
+  c->direct_max = 8000;
   s->data = c;
   return SG_OK;
 }
@@ -126,7 +128,7 @@ static sg_err canal_set_from_options(sg_solver *s) {
   SG_CHECK(sg_opt_int("-canal_newton_max_it", c->newton_max_it, 1, 1000000, "Newton steps per AL loop at most", &it));
   c->newton_max_it = (int)it;
   SG_CHECK(sg_opt_int("-canal_direct_max", c->direct_max, 0, 1000000000,
-                      "default sub-PC: Cholesky (nested dissection) when the rank's block of H has at most this many rows, ICC(0) above (-canal_sub_pc_type overrides)", &c->direct_max));
+                      "default sub-PC: sparse Cholesky (CHOLMOD, else PETSc's with nested dissection) when the rank's block of H has at most this many rows, ICC(0) above (-canal_sub_pc_type overrides)", &c->direct_max));
   SG_CHECK(sg_opt_real("-canal_inexact", c->eta, 0.0, 1e6,
                        "inexact AL: end an inner Newton loop once theta_d <= this times the primal residual its AL update would give (0: solve to -canal_newton_tol)", &c->eta));
   /* the KSP reads -canal_ksp_* / -canal_pc_* now, so that they count as used options */
@@ -337,6 +339,10 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
    * taken back, so choose_sub_pc sets the type before any factorization */
   SG_CHECK(sg_newton_init_auto_sub_pc(&c->ns, s->comm, "canal_", "sub_pc_factor_mat_ordering_type", &c->sub_pc_user,
                                       &c->order_user));
+  PetscBool has_solver = PETSC_FALSE;
+  if (PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_factor_mat_solver_type", &has_solver))
+    return sg_error_set(SG_ERR_LIB, "CANAL: options database");
+  c->solver_user = has_solver == PETSC_TRUE;
   c->ns_ready = 1;
   /* PETSc's default rtol 1e-5 would make every Newton step inexact (linear convergence of the inner
    * loop); the matrices are small and well preconditioned, so ask for much more unless set. */
@@ -352,11 +358,12 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
   return SG_OK;
 }
 
-/* The automatic sub-PC of block Jacobi (see the top comment): Cholesky with nested dissection on a
- * rank block of at most -canal_direct_max rows, ICC(0) above. */
+/* The automatic sub-PC of block Jacobi (see the top comment): sparse Cholesky (CHOLMOD, or PETSc's
+ * with nested dissection) on a rank block of at most -canal_direct_max rows, ICC(0) above. */
 static sg_err choose_sub_pc(canal *c) {
   if (c->sub_pc_user) return SG_OK;
-  return sg_newton_choose_sub_pc(c->ns.ksp, "CANAL", c->direct_max, 0, !c->order_user);
+  return sg_newton_choose_sub_pc(c->ns.ksp, "CANAL", c->direct_max, !c->order_user && !c->solver_user,
+                                 !c->order_user && !c->solver_user);
 }
 
 static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {

@@ -2,7 +2,8 @@
  *  - the kinetic energy ends below 1e-3 of its peak (the pile has come to rest),
  *  - penetration below 1% of the radius, and no sphere outside the box;
  * then, on one step of the settled pile, the paper-002 contact residual of SubADMM falls as the
- * iteration budget grows (10, 50, 250 iterations from the same warm start). SubADMM does not reach
+ * iteration budget grows (10, 50, 250 iterations from the same warm start; a solver that stops
+ * itself within a budget must give the same residual under the larger ones). SubADMM does not reach
  * theta_p + theta_d < 1e-8 on this pile (it stalls near 1e-6..1e-5, as the paper reports for
  * dish piling); full convergence is asserted on the stack in test_stack.c instead. */
 #include "sim_util.h"
@@ -61,6 +62,7 @@ int main(int argc, char **argv) {
   const sg_problem *p = sg_stepper_problem(st);
   int nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
   double *v = malloc(sizeof(double) * nv), *lam = malloc(sizeof(double) * nr), prev = INFINITY;
+  int prev_stopped = 0;
   const int budgets[3] = {10, 50, 250};
   solver->tol = 0;
   for (int b = 0; b < 3; ++b) {
@@ -71,10 +73,14 @@ int main(int argc, char **argv) {
     CHECK_OK(sg_solver_solve(solver, p, v, lam, &info));
     double res;
     CHECK_OK(sg_contact_residual(p, lam, &res));
-    printf("  %4d iterations: contact residual %.3e, theta_p + theta_d %.3e\n", info.iterations, res,
-           info.residual_primal + info.residual_dual);
-    CHECK(res < prev);
+    printf("  %4d iterations: contact residual %.3e, theta_p + theta_d %.3e%s\n", info.iterations, res,
+           info.residual_primal + info.residual_dual, info.iterations < budgets[b] ? " (stopped itself)" : "");
+    /* a solver that stopped itself within the smaller budget (SAP at its round-off floor after ~20
+     * Newton steps; the tolerance is 0) stops at the same iterate under a larger one: the residual
+     * may then stay, bit for bit, but not grow */
+    CHECK(res < prev || (prev_stopped && res <= prev));
     prev = res;
+    prev_stopped = info.iterations < budgets[b];
   }
   free(v);
   free(lam);
