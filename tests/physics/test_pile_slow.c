@@ -1,7 +1,8 @@
 /* Pile of 1,000 spheres poured into a box (the `generate pile` scene), 3 s at dt = 1/240:
  *  - the kinetic energy ends below 1e-3 of its peak (the pile has come to rest),
  *  - penetration below 1% of the radius, and no sphere outside the box;
- * then, on one step of the settled pile, the paper-002 contact residual of SubADMM falls as the
+ * then, on one step of the settled pile, the paper-002 contact residual of the solver (SubADMM unless
+ * SG_TEST_SOLVER says otherwise; tests/CMakeLists.txt runs it with PGS and SAP too) falls as the
  * iteration budget grows (10, 50, 250 iterations from the same warm start; a solver that stops
  * itself within a budget must give the same residual under the larger ones). SubADMM does not reach
  * theta_p + theta_d < 1e-8 on this pile (it stalls near 1e-6..1e-5, as the paper reports for
