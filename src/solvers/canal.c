@@ -78,8 +78,7 @@ typedef struct {
   int newton_max_it;   /* -canal_newton_max_it */
   long direct_max;     /* -canal_direct_max: largest local block factored exactly by default */
   int sub_pc_user;     /* -canal_sub_pc_type given: no automatic choice */
-  int order_user;      /* -canal_sub_pc_factor_mat_ordering_type given: PETSc's Cholesky in that order */
-  int solver_user;     /* -canal_sub_pc_factor_mat_solver_type given */
+  int factor_user;     /* -canal_sub_pc_factor_mat_ordering_type or _mat_solver_type given: no automatic factorization */
   double eta;          /* -canal_inexact: inner stop theta_d <= eta * theta_p(current iterate) (0: exact) */
   int ns_ready;
   sg_newton_sys ns;
@@ -338,11 +337,11 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
   /* choose_sub_pc() picks the sub-PC per problem (by the local size); the database default is
    * taken back, so choose_sub_pc sets the type before any factorization */
   SG_CHECK(sg_newton_init_auto_sub_pc(&c->ns, s->comm, "canal_", "sub_pc_factor_mat_ordering_type", &c->sub_pc_user,
-                                      &c->order_user));
+                                      &c->factor_user));
   PetscBool has_solver = PETSC_FALSE;
   if (PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_factor_mat_solver_type", &has_solver))
     return sg_error_set(SG_ERR_LIB, "CANAL: options database");
-  c->solver_user = has_solver == PETSC_TRUE;
+  c->factor_user |= has_solver == PETSC_TRUE;
   c->ns_ready = 1;
   /* PETSc's default rtol 1e-5 would make every Newton step inexact (linear convergence of the inner
    * loop); the matrices are small and well preconditioned, so ask for much more unless set. */
@@ -362,8 +361,7 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
  * with nested dissection) on a rank block of at most -canal_direct_max rows, ICC(0) above. */
 static sg_err choose_sub_pc(canal *c) {
   if (c->sub_pc_user) return SG_OK;
-  return sg_newton_choose_sub_pc(c->ns.ksp, "CANAL", c->direct_max, !c->order_user && !c->solver_user,
-                                 !c->order_user && !c->solver_user);
+  return sg_newton_choose_sub_pc(c->ns.ksp, "CANAL", c->direct_max, !c->factor_user, !c->factor_user);
 }
 
 static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
