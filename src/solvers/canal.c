@@ -19,7 +19,13 @@
  * u <- u + beta (J vhat - z) = -lambda, so u is never stored: u = -lambda of the previous AL loop
  * (which is also how the caller's lambda warm-starts u, and z^0 = J vhat^0). The AL residual is
  * J_i vhat - z_i = (lambda^{old}_i - lambda_i) / beta (velocity units).
- * Penalty (27): beta <- min(kappa beta, beta_max) when ||J vhat - z|| did not fall by the factor zeta.
+ * Penalty (27): beta <- min(kappa beta, beta_max) when ||J vhat - z|| did not fall by the factor zeta,
+ * but (safeguard, ours) only after an inner loop that met its stopping test; after one that hit
+ * -canal_newton_max_it, beta <- max(beta / kappa, its first value). Why: a larger beta makes the inner
+ * problem stiffer, and where the inner Newton hits its cap (dense piles) the plain rule keeps raising
+ * beta on inaccurate multipliers: on the settled 1,000-sphere pile step with 10 Newton steps per
+ * loop, beta went to 3.9e3 and theta_d from 4e-3 to 79 in 40 loops (nat 0.30); safeguarded, theta_p
+ * stays within 2e-4..2e-3 over 250 loops (bounded, not convergent: docs/SOLVERS.md).
  *
  * Residuals as SubADMM's (paper 002 (42)), so that -solver_tol means the same thing:
  *   theta_p = max_i (||J_i vhat - z_i|| + mu_i | ||z^{l+1}_{i,t}|| - ||z^l_{i,t}|| |)
@@ -382,6 +388,7 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
    * mass makes every AL loop contract the constraint error by about 1/(1 + beta W_ii) <= 1/100, as
    * the paper's 1e4 does for its 0.1-5 kg bodies, whatever the units of A. */
   double beta = c->beta0 > 0 ? c->beta0 : c->beta_rel * mmax;
+  const double beta_first = beta;
   const double beta_max = c->beta_max > 0 ? fmax(c->beta_max, beta) : c->beta_max_rel * beta;
   /* inner stop: relative to the momentum scale max_j ||b_j||, and tight enough for the outer test */
   double bscale = 0;
@@ -409,12 +416,13 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
     double ti = MPI_Wtime();
     /* (21): frozen De Saxce term from z^l */
     for (int i = 0; i < p->n_con; ++i) c->shift[i] = p->kind[i] == SG_CON_CONTACT ? p->mu[i] * c->ztn[i] : 0;
-    int k_newton = 0;
+    int k_newton = 0, inner_done = 1;
     for (;;) { /* Alg. 1 lines 6-14 */
       theta_d = evaluate(c, p, beta);
       if (!isfinite(theta_d))
         return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged: non-finite residual in AL loop %d, Newton step %d (beta %g)", it + 1, k_newton, beta);
-      if (theta_d <= inner_tol || k_newton >= c->newton_max_it) break;
+      if (theta_d <= inner_tol) break;
+      if (k_newton >= c->newton_max_it) { inner_done = 0; break; }
       /* inexact AL: the inner error need only be small against the outer one */
       if (c->eta > 0 && theta_d <= c->eta * mmax * primal_residual(c, p, beta)) break;
       sg_timer_add(SG_PHASE_ITERATE, ti);
@@ -431,8 +439,7 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
       err = sg_newton_solve(&c->ns, p, c->r, c->d, &its);
       PetscLogStagePop();
       if (err) return err;
-      if (newton_its == 0) SG_CHECK(choose_sub_pc(c)); /* a new matrix: the sub-PC for its size */
-      for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k];
+      for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k]; /* r back to its sign for the line search */
       sg_timer_add(SG_PHASE_FACTOR, ti);
       ti = MPI_Wtime();
       ksp_its += its;
@@ -500,7 +507,10 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
              theta_d, beta, k_newton, newton_its, ksp_its);
     if (theta_p + theta_d < s->tol || p->n_con == 0) { info->converged = 1; break; }
     if (s->max_it > 0 && it >= s->max_it) break;
-    if (al > c->zeta * al_prev) beta = fmin(c->kappa * beta, beta_max); /* (27) */
+    /* (27), only after an inner loop that met its stopping test; after one that hit its Newton cap,
+     * beta steps back instead (safeguard, ours; the top comment says why) */
+    if (!inner_done) beta = fmax(beta / c->kappa, beta_first);
+    else if (al > c->zeta * al_prev) beta = fmin(c->kappa * beta, beta_max);
     al_prev = al;
   }
   c->newton_total += newton_its;

@@ -89,7 +89,7 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   SG_CHECK(sg_opt_choice("-subadmm_cone", "strict", "strict|desaxce", "contact operator in (38): the strict operator (17), or the Euclidean cone projection with the De Saxce term of the previous iterate (as CANAL (21))", cone, sizeof cone));
   d->desaxce = !strcmp(cone, "desaxce");
   long every;
-  SG_CHECK(sg_opt_int("-subadmm_desaxce_every", 1, 1, 1000000, "iterations between updates of the frozen De Saxce term (desaxce cone)", &every));
+  SG_CHECK(sg_opt_int("-subadmm_desaxce_every", 1, 1, 1000000, "iterations between updates of the frozen De Saxce term (desaxce cone); it is also updated when the residual falls below -solver_tol, and the solve ends only once it is current", &every));
   d->shift_every = (int)every;
   long m;
   SG_CHECK(sg_opt_int("-subadmm_anderson", d->anderson_m, 0, 32, "Anderson acceleration memory on the iteration state (sum_i J^T (beta z + lambda), lambda); 0: off", &m));
@@ -489,14 +489,27 @@ static double constraint_update(subadmm *d, const sg_problem *p, double *lambda,
   return sqrt(theta_p);
 }
 
-/* De Saxce term mu ||sum_j z_ij,t|| per contact, frozen between updates. */
+/* De Saxce term mu ||sum_j z_ij,t|| of contact i at the current slacks. */
+static double shift_now(const subadmm *d, const sg_problem *p, int i) {
+  if (p->kind[i] != SG_CON_CONTACT || !d->con_mine[i]) return 0;
+  double zt[2] = {0, 0};
+  for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) { zt[0] += d->z[3 * q + 1]; zt[1] += d->z[3 * q + 2]; }
+  return p->mu[i] * sqrt(zt[0] * zt[0] + zt[1] * zt[1]);
+}
+
+/* Freeze the De Saxce terms at the current slacks until the next update. */
 static void update_shift(subadmm *d, const sg_problem *p) {
-  for (int i = 0; i < p->n_con; ++i) {
-    if (p->kind[i] != SG_CON_CONTACT || !d->con_mine[i]) { d->shift[i] = 0; continue; }
-    double zt[2] = {0, 0};
-    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) { zt[0] += d->z[3 * q + 1]; zt[1] += d->z[3 * q + 2]; }
-    d->shift[i] = p->mu[i] * sqrt(zt[0] * zt[0] + zt[1] * zt[1]);
-  }
+  for (int i = 0; i < p->n_con; ++i) d->shift[i] = shift_now(d, p, i);
+}
+
+/* Largest change an update would make, over all ranks: the frozen terms are part of the problem
+ * being solved, so a residual below tolerance means convergence only if they are current. */
+static double shift_staleness(const subadmm *d, const sg_problem *p) {
+  double loc = 0, glob;
+  for (int i = 0; i < p->n_con; ++i) loc = max2(loc, fabs(shift_now(d, p, i) - d->shift[i]));
+  if (d->size == 1) return loc;
+  MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE, MPI_MAX, d->comm); /* max is exact in any order */
+  return glob;
 }
 
 /* theta_d = max_j ||A_j vhat_j - b_j - sum_i J_ij^T lambda_i|| (42). */
@@ -618,10 +631,11 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     SG_CHECK(sg_grow((void **)&d->shift, &d->cap_shift, p->n_con, sizeof(double), "De Saxce terms"));
     update_shift(d, p);
   }
-  int it = 0;
+  int it = 0, shifted_at = 0;
   for (;;) {
-    if (d->desaxce && it > 0 && it % d->shift_every == 0) {
+    if (d->desaxce && it - shifted_at >= d->shift_every) {
       update_shift(d, p);
+      shifted_at = it;
       if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* the map changed */
     }
     if (d->anderson_m > 0) { /* the iteration is a map of (s_rhs, lambda) alone */
@@ -662,7 +676,14 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       printf("  subadmm %4d  theta_p %.3e  theta_d %.3e  beta %.3e\n", it, theta_p, theta_d, beta);
     if (!isfinite(theta_p) || !isfinite(theta_d))
       return sg_error_set(SG_ERR_NUMERIC, "SubADMM diverged at iteration %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
-    if (theta_p + theta_d < s->tol) { info->converged = 1; break; }
+    if (theta_p + theta_d < s->tol) {
+      /* with the De Saxce terms frozen over several iterations (-subadmm_desaxce_every > 1) this is
+       * the end of an inner solve: stop only if they are current, otherwise start the next one now */
+      if (!d->desaxce || shift_staleness(d, p) < s->tol) { info->converged = 1; break; }
+      update_shift(d, p);
+      shifted_at = it;
+      if (d->anderson_m > 0) sg_anderson_reset(&d->aa);
+    }
     if (s->max_it > 0 && it >= s->max_it) break;
     if (d->anderson_m > 0) {
       memcpy(d->image, d->s_rhs, (size_t)nv * sizeof(double));
