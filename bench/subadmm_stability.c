@@ -1,0 +1,160 @@
+/* Benchmark (diagnostic): is a Coulomb solution an attracting or a repelling fixed point of SubADMM?
+ *
+ *   subadmm_stability problem.hdf5 [-reference nsn] [-reference_it 500] [-betas 0.02,0.1,0.5,2,10]
+ *                     [-chunk 2000] [-chunks 3] [-mu X]
+ *
+ * The FCLIB global problem (for example a step written by `signorini run -fclib_dump_step K`) is
+ * solved from zero by a reference solver (-reference, a Newton variant, -reference_it iterations at
+ * tolerance 1e-13). SubADMM is then started from that answer (v, lambda) with beta held fixed
+ * (no adaptation, tolerance 0), once per -betas value, and theta_p + theta_d (paper 002 (42)) is
+ * printed after every -chunk iterations. At an exact solution the first residual is at round-off;
+ * if it then grows, the solution repels the iteration at that beta, and no stopping tolerance below
+ * the level where it settles can be reached from nearby. The "growth per 1000" column is the
+ * geometric-mean factor of the residual per 1,000 iterations over the chunks (> 1: repelling).
+ * -mu replaces every contact's friction coefficient (the friction sweeps of docs/SOLVERS.md).
+ * Serial: run it on one rank. */
+#include <math.h>
+#include <petscsys.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "signorini/fclib.h"
+#include "signorini/options.h"
+#include "signorini/signorini.h"
+
+#define MAX_BETAS 32
+
+typedef struct {
+  char reference[64], betas[512];
+  long reference_it, chunk, chunks;
+  double mu;
+} stability_options;
+
+static sg_err read_options(stability_options *o) {
+  SG_CHECK(sg_opt_string("-reference", "nsn", "solver that finds the reference solution", o->reference, sizeof o->reference, NULL));
+  SG_CHECK(sg_opt_int("-reference_it", 500, 1, 100000000, "iteration cap of the reference solve (tolerance 1e-13)", &o->reference_it));
+  SG_CHECK(sg_opt_string("-betas", "0.02,0.1,0.5,2,10", "comma-separated fixed penalties to start SubADMM with", o->betas, sizeof o->betas, NULL));
+  SG_CHECK(sg_opt_int("-chunk", 2000, 1, 100000000, "SubADMM iterations between printed residuals", &o->chunk));
+  SG_CHECK(sg_opt_int("-chunks", 3, 1, 100000, "number of chunks per beta", &o->chunks));
+  SG_CHECK(sg_opt_real("-mu", -1.0, -1.0, 100.0, "replace every friction coefficient (negative: keep the file's)", &o->mu));
+  return SG_OK;
+}
+
+static sg_err run(const char *path) {
+  stability_options o;
+  memset(&o, 0, sizeof o);
+  SG_CHECK(read_options(&o));
+  double betas[MAX_BETAS];
+  int nb = 0;
+  char list[512];
+  snprintf(list, sizeof list, "%s", o.betas);
+  for (char *tok = strtok(list, ","); tok && nb < MAX_BETAS; tok = strtok(NULL, ",")) {
+    char *end;
+    betas[nb] = strtod(tok, &end);
+    if (*end || !(betas[nb] > 0) || !isfinite(betas[nb]))
+      return sg_error_set(SG_ERR_ARG, "-betas: '%s' is not a positive number", tok);
+    nb++;
+  }
+  if (nb == 0) return sg_error_set(SG_ERR_ARG, "-betas: no value");
+  /* both solvers are made (and their options read) before the check for unused options */
+  sg_solver *ref = NULL, *admm = NULL;
+  SG_CHECK(sg_solver_create(MPI_COMM_SELF, o.reference, &ref));
+  sg_err err = sg_solver_set_from_options(ref);
+  if (!err) err = sg_solver_create(MPI_COMM_SELF, "subadmm", &admm);
+  if (!err) err = sg_solver_set_from_options(admm);
+  if (!err && sg_opt_help_requested()) {
+    sg_opt_print_help(stdout, "subadmm_stability problem.hdf5 [options]");
+    sg_solver_destroy(&ref);
+    sg_solver_destroy(&admm);
+    return SG_OK;
+  }
+  if (!err) err = sg_opt_check_unused();
+  if (!path && !err) err = sg_error_set(SG_ERR_ARG, "no problem file given");
+  sg_fclib_problem fp = {0};
+  sg_problem p = {0};
+  sg_fclib_map map = {0};
+  if (!err) err = sg_fclib_read(path, &fp);
+  if (!err && fp.local) err = sg_error_set(SG_ERR_ARG, "%s: a local problem; this benchmark takes the global form", path);
+  if (!err && o.mu >= 0)
+    for (int i = 0; i < fp.nc; ++i) fp.mu[i] = o.mu;
+  if (!err) err = sg_fclib_to_problem(&fp, &p, &map);
+  int nv = err ? 0 : sg_problem_n_v(&p), nr = err ? 0 : sg_problem_n_rows(&p);
+  double *v_ref = calloc((size_t)nv + 1, sizeof(double)), *l_ref = calloc((size_t)nr + 1, sizeof(double));
+  double *v = calloc((size_t)nv + 1, sizeof(double)), *lam = calloc((size_t)nr + 1, sizeof(double));
+  double *vf = calloc((size_t)fp.n + 1, sizeof(double));
+  if (!err && (!v_ref || !l_ref || !v || !lam || !vf)) err = SG_ERR_MEM;
+  sg_solve_info info = {0};
+  double nat = 0, dyn = 0;
+  if (!err) {
+    ref->tol = 1e-13;
+    ref->max_it = (int)o.reference_it;
+    double t0 = MPI_Wtime();
+    err = sg_solver_solve(ref, &p, v_ref, l_ref, &info);
+    if (!err) {
+      sg_fclib_map_to_fclib(&map, v_ref, vf);
+      err = sg_fclib_residuals(&fp, vf, l_ref, &nat, &dyn, NULL);
+    }
+    if (!err)
+      printf("%s: %d contacts, mu %s; reference %s: %d iterations (%s), nat %.3e, dyn %.3e, %.2f s\n", path, fp.nc,
+             o.mu >= 0 ? "replaced" : "as stored", o.reference, info.iterations, info.converged ? "converged" : "not converged",
+             nat, dyn, MPI_Wtime() - t0);
+  }
+  if (!err) {
+    printf("SubADMM from the reference answer, beta fixed; theta_p + theta_d after each %ld iterations\n", o.chunk);
+    printf("  %10s  %s  %s\n", "beta", "residuals", "growth per 1000");
+  }
+  PetscOptionsSetValue(NULL, "-subadmm_adapt", "0");
+  for (int b = 0; b < nb && !err; ++b) {
+    char val[64];
+    snprintf(val, sizeof val, "%.17g", betas[b]);
+    PetscOptionsSetValue(NULL, "-subadmm_beta", val);
+    err = sg_solver_set_from_options(admm);
+    memcpy(v, v_ref, sizeof(double) * (size_t)nv);
+    memcpy(lam, l_ref, sizeof(double) * (size_t)nr);
+    printf("  %10.3g ", betas[b]);
+    double first = NAN, last = NAN;
+    for (long c = 0; c < o.chunks && !err; ++c) {
+      /* each chunk restarts from the previous one's (v, lambda), z = J v: the state SubADMM keeps
+       * between time steps; beta is the same, so the chunks continue one fixed-beta iteration */
+      admm->tol = 0;
+      admm->max_it = (int)o.chunk;
+      err = sg_solver_solve(admm, &p, v, lam, &info);
+      double res = info.residual_primal + info.residual_dual;
+      printf(" %.2e", res);
+      if (c == 0) first = res;
+      last = res;
+    }
+    if (!err && o.chunks > 1 && first > 0)
+      printf("  %.3g", pow(last / first, 1000.0 / ((double)(o.chunks - 1) * (double)o.chunk)));
+    printf("\n");
+    fflush(stdout);
+  }
+  free(v_ref); free(l_ref); free(v); free(lam); free(vf);
+  sg_solver_destroy(&ref);
+  sg_solver_destroy(&admm);
+  sg_problem_destroy(&p);
+  sg_fclib_map_free(&map);
+  sg_fclib_free(&fp);
+  return err;
+}
+
+int main(int argc, char **argv) {
+  /* a leading word (not an option) is the problem file; the rest goes to PETSc */
+  const char *path = NULL;
+  if (argc > 1 && argv[1][0] != '-') {
+    path = argv[1];
+    argv[1] = argv[0];
+    argv++;
+    argc--;
+  }
+  if (PetscInitialize(&argc, &argv, NULL, NULL)) {
+    fprintf(stderr, "subadmm_stability: cannot initialize PETSc\n");
+    return 1;
+  }
+  PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+  sg_err err = run(path);
+  if (err) fprintf(stderr, "subadmm_stability: error: %s\n", sg_error_message());
+  PetscPopErrorHandler();
+  PetscFinalize();
+  return err ? 1 : 0;
+}
