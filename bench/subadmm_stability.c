@@ -114,8 +114,9 @@ static sg_err run(const char *path) {
     printf("  %10.3g ", betas[b]);
     double first = NAN, last = NAN;
     for (long c = 0; c < o.chunks && !err; ++c) {
-      /* each chunk restarts from the previous one's (v, lambda), z = J v: the state SubADMM keeps
-       * between time steps; beta is the same, so the chunks continue one fixed-beta iteration */
+      /* each chunk restarts from the previous one's (v, lambda) with z = J v, as SubADMM does
+       * between time steps; beta is the same, so the chunks are one fixed-beta run but for that
+       * reset of z (which is exact at a solution, where z = J v) */
       admm->tol = 0;
       admm->max_it = (int)o.chunk;
       err = sg_solver_solve(admm, &p, v, lam, &info);
