@@ -1,7 +1,7 @@
 /* Benchmark (diagnostic): is a Coulomb solution an attracting or a repelling fixed point of SubADMM?
  *
  *   subadmm_stability problem.hdf5 [-reference nsn] [-reference_it 500] [-betas 0.02,0.1,0.5,2,10]
- *                     [-chunk 2000] [-chunks 3] [-mu X]
+ *                     [-chunk 2000] [-chunks 3] [-mu X[,X2,...]]
  *
  * The FCLIB global problem (for example a step written by `signorini run -fclib_dump_step K`) is
  * solved from zero by a reference solver (-reference, a Newton variant, -reference_it iterations at
@@ -11,7 +11,10 @@
  * if it then grows, the solution repels the iteration at that beta, and no stopping tolerance below
  * the level where it settles can be reached from nearby. The "growth per 1000" column is the
  * geometric-mean factor of the residual per 1,000 iterations over the chunks (> 1: repelling).
- * -mu replaces every contact's friction coefficient (the friction sweeps of docs/SOLVERS.md).
+ * -mu replaces every contact's friction coefficient (the friction sweeps of docs/SOLVERS.md). With
+ * several values the reference solver follows them in order, each solve starting from the answer
+ * at the previous value (continuation in mu: it reaches solutions that a solve from zero misses),
+ * and SubADMM runs at the last one.
  * Serial: run it on one rank. */
 #include <math.h>
 #include <petscsys.h>
@@ -22,13 +25,29 @@
 #include "signorini/options.h"
 #include "signorini/signorini.h"
 
-#define MAX_BETAS 32
 
 typedef struct {
-  char reference[64], betas[512];
+  char reference[64], betas[512], mu[512];
   long reference_it, chunk, chunks;
-  double mu;
 } stability_options;
+
+#define MAX_VALUES 32
+
+/* Comma-separated positive (or, with allow_zero, non-negative) numbers of option `name`. */
+static sg_err parse_list(const char *name, const char *text, int allow_zero, double *out, int *n) {
+  char list[512];
+  snprintf(list, sizeof list, "%s", text);
+  *n = 0;
+  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    char *end;
+    double x = strtod(tok, &end);
+    if (*end || !isfinite(x) || x < 0 || (x == 0 && !allow_zero))
+      return sg_error_set(SG_ERR_ARG, "%s: '%s' is not a %s number", name, tok, allow_zero ? "non-negative" : "positive");
+    if (*n == MAX_VALUES) return sg_error_set(SG_ERR_ARG, "%s: more than %d values", name, MAX_VALUES);
+    out[(*n)++] = x;
+  }
+  return SG_OK;
+}
 
 static sg_err read_options(stability_options *o) {
   SG_CHECK(sg_opt_string("-reference", "nsn", "solver that finds the reference solution", o->reference, sizeof o->reference, NULL));
@@ -36,7 +55,7 @@ static sg_err read_options(stability_options *o) {
   SG_CHECK(sg_opt_string("-betas", "0.02,0.1,0.5,2,10", "comma-separated fixed penalties to start SubADMM with", o->betas, sizeof o->betas, NULL));
   SG_CHECK(sg_opt_int("-chunk", 2000, 1, 100000000, "SubADMM iterations between printed residuals", &o->chunk));
   SG_CHECK(sg_opt_int("-chunks", 3, 1, 100000, "number of chunks per beta", &o->chunks));
-  SG_CHECK(sg_opt_real("-mu", -1.0, -1.0, 100.0, "replace every friction coefficient (negative: keep the file's)", &o->mu));
+  SG_CHECK(sg_opt_string("-mu", "", "replace every friction coefficient; several values: continuation in mu (default: the file's)", o->mu, sizeof o->mu, NULL));
   return SG_OK;
 }
 
@@ -44,18 +63,11 @@ static sg_err run(const char *path) {
   stability_options o;
   memset(&o, 0, sizeof o);
   SG_CHECK(read_options(&o));
-  double betas[MAX_BETAS];
-  int nb = 0;
-  char list[512];
-  snprintf(list, sizeof list, "%s", o.betas);
-  for (char *tok = strtok(list, ","); tok && nb < MAX_BETAS; tok = strtok(NULL, ",")) {
-    char *end;
-    betas[nb] = strtod(tok, &end);
-    if (*end || !(betas[nb] > 0) || !isfinite(betas[nb]))
-      return sg_error_set(SG_ERR_ARG, "-betas: '%s' is not a positive number", tok);
-    nb++;
-  }
+  double betas[MAX_VALUES], mus[MAX_VALUES];
+  int nb = 0, nmu = 0;
+  SG_CHECK(parse_list("-betas", o.betas, 0, betas, &nb));
   if (nb == 0) return sg_error_set(SG_ERR_ARG, "-betas: no value");
+  SG_CHECK(parse_list("-mu", o.mu, 1, mus, &nmu));
   /* both solvers are made (and their options read) before the check for unused options */
   sg_solver *ref = NULL, *admm = NULL;
   SG_CHECK(sg_solver_create(MPI_COMM_SELF, o.reference, &ref));
@@ -75,8 +87,6 @@ static sg_err run(const char *path) {
   sg_fclib_map map = {0};
   if (!err) err = sg_fclib_read(path, &fp);
   if (!err && fp.local) err = sg_error_set(SG_ERR_ARG, "%s: a local problem; this benchmark takes the global form", path);
-  if (!err && o.mu >= 0)
-    for (int i = 0; i < fp.nc; ++i) fp.mu[i] = o.mu;
   if (!err) err = sg_fclib_to_problem(&fp, &p, &map);
   int nv = err ? 0 : sg_problem_n_v(&p), nr = err ? 0 : sg_problem_n_rows(&p);
   double *v_ref = calloc((size_t)nv + 1, sizeof(double)), *l_ref = calloc((size_t)nr + 1, sizeof(double));
@@ -85,7 +95,11 @@ static sg_err run(const char *path) {
   if (!err && (!v_ref || !l_ref || !v || !lam || !vf)) err = SG_ERR_MEM;
   sg_solve_info info = {0};
   double nat = 0, dyn = 0;
-  if (!err) {
+  if (!err) printf("%s: %d contacts\n", path, fp.nc);
+  /* the reference: from zero at the first mu (or the file's), then from each answer at the next */
+  for (int k = 0; k < (nmu ? nmu : 1) && !err; ++k) {
+    if (nmu) /* constraint i is FCLIB contact i (sg_fclib_to_problem) */
+      for (int i = 0; i < fp.nc; ++i) fp.mu[i] = p.mu[i] = mus[k];
     ref->tol = 1e-13;
     ref->max_it = (int)o.reference_it;
     double t0 = MPI_Wtime();
@@ -94,9 +108,11 @@ static sg_err run(const char *path) {
       sg_fclib_map_to_fclib(&map, v_ref, vf);
       err = sg_fclib_residuals(&fp, vf, l_ref, &nat, &dyn, NULL);
     }
+    char mu_text[32] = "as stored";
+    if (nmu) snprintf(mu_text, sizeof mu_text, "%g", mus[k]);
     if (!err)
-      printf("%s: %d contacts, mu %s; reference %s: %d iterations (%s), nat %.3e, dyn %.3e, %.2f s\n", path, fp.nc,
-             o.mu >= 0 ? "replaced" : "as stored", o.reference, info.iterations, info.converged ? "converged" : "not converged",
+      printf("  mu %s: reference %s %s, %d iterations (%s), nat %.3e, dyn %.3e, %.2f s\n", mu_text, o.reference,
+             k ? "from the previous answer" : "from zero", info.iterations, info.converged ? "converged" : "not converged",
              nat, dyn, MPI_Wtime() - t0);
   }
   if (!err) {
