@@ -10,7 +10,8 @@
  * printed after every -chunk iterations. At an exact solution the first residual is at round-off;
  * if it then grows, the solution repels the iteration at that beta, and no stopping tolerance below
  * the level where it settles can be reached from nearby. The "growth per 1000" column is the
- * geometric-mean factor of the residual per 1,000 iterations over the chunks (> 1: repelling).
+ * geometric-mean factor of the residual per 1,000 iterations over the chunks (> 1: repelling), or
+ * "stays" when every printed residual is below 1e-12 (round-off: an attracting solution).
  * -mu replaces every contact's friction coefficient (the friction sweeps of docs/SOLVERS.md). With
  * several values the reference solver follows them in order, each solve starting from the answer
  * at the previous value (continuation in mu: it reaches solutions that a solve from zero misses),
@@ -32,6 +33,7 @@ typedef struct {
 } stability_options;
 
 #define MAX_VALUES 32
+#define ROUND_OFF 1e-12 /* residuals below this are taken as round-off */
 
 /* Comma-separated positive (or, with allow_zero, non-negative) numbers of option `name`. */
 static sg_err parse_list(const char *name, const char *text, int allow_zero, double *out, int *n) {
@@ -128,7 +130,7 @@ static sg_err run(const char *path) {
     memcpy(v, v_ref, sizeof(double) * (size_t)nv);
     memcpy(lam, l_ref, sizeof(double) * (size_t)nr);
     printf("  %10.3g ", betas[b]);
-    double first = NAN, last = NAN;
+    double first = NAN, last = NAN, largest = 0;
     for (long c = 0; c < o.chunks && !err; ++c) {
       /* each chunk restarts from the previous one's (v, lambda) with z = J v, as SubADMM does
        * between time steps; beta is the same, so the chunks are one fixed-beta run but for that
@@ -140,8 +142,12 @@ static sg_err run(const char *path) {
       printf(" %.2e", res);
       if (c == 0) first = res;
       last = res;
+      largest = fmax(largest, res);
     }
-    if (!err && o.chunks > 1 && first > 0)
+    /* residuals that never leave round-off (the reference's own accuracy is ~1e-13) have no
+     * trend: their ratios are noise, and "stays" is the finding (a repelling solution leaves) */
+    if (!err && largest < ROUND_OFF) printf("  stays below %.0e", ROUND_OFF);
+    else if (!err && o.chunks > 1 && first > 0)
       printf("  %.3g", pow(last / first, 1000.0 / ((double)(o.chunks - 1) * (double)o.chunk)));
     printf("\n");
     fflush(stdout);
