@@ -26,7 +26,6 @@
 #include "signorini/options.h"
 #include "signorini/signorini.h"
 
-
 typedef struct {
   char reference[64], betas[512], mu[512];
   long reference_it, chunk, chunks;

@@ -8,8 +8,9 @@
  * exact Coulomb solution repels the SubADMM iteration at the beta that (43) settles on (on a
  * 64-sphere pile step at mu = 0.27, of fixed betas 0.02..100 only 0.02 keeps it;
  * bench/subadmm_stability), and on the default pile (mu = 0.3) no solver we have reaches a solution
- * to 1e-8: SubADMM stalls between 1e-6 and 1e-5, as the paper's dish piling does (Fig. 9). A pile settled with mu = 0.2 reaches
- * 3.5e-7 in 60,000 iterations. docs/SOLVERS.md, "Frictional piles", has the measurements.
+ * to 1e-8: SubADMM stalls between 1e-6 and 1e-5, as the paper's dish piling does (Fig. 9). A pile
+ * settled with mu = 0.2 reaches 3.5e-7 in 60,000 iterations. docs/SOLVERS.md, "Frictional piles",
+ * has the measurements.
  * This test holds what the method does below that threshold: a settled frictional pile converges
  * all the way. Measured: 10,355 iterations, contact residual 5.5e-10, about 8 s of the test's 54. */
 #include "sim_util.h"
