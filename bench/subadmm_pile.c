@@ -121,18 +121,22 @@ static sg_err read_options(bench_options *o) {
 static void velocity_warm_start(const sg_scene *s, const sg_problem *p, const int *body_of_gid, double *v) {
   for (int j = 0; j < p->n_sub; ++j) {
     int i = body_of_gid[p->sub_gid[j]];
-    memcpy(v + p->sub_off[j], s->vel + 6 * i, sizeof(double) * (size_t)p->sub_dof[j]);
+    sg_rigid_velocity_to_units(&p->units, s->vel + 6 * i, v + p->sub_off[j]);
   }
 }
 
-/* Multiplier warm start by contact identity from (prev, lam_prev), both sorted (as the stepper does). */
-static void lambda_warm_start(const sg_contacts *c, const sg_contacts *prev, const double *lam_prev, double *lam) {
+/* Multiplier warm start by contact identity from (prev, lam_prev in SI), both sorted (as the stepper
+ * does), in the units of the problem. */
+static void lambda_warm_start(const sg_contacts *c, const sg_contacts *prev, const double *lam_prev, const sg_units *u,
+                              double *lam) {
+  const double unit = sg_units_impulse(u);
   int k = 0;
   for (int i = 0; i < c->n; ++i) {
     double *l = lam + 3 * i;
     l[0] = l[1] = l[2] = 0;
     while (k < prev->n && sg_contact_key_cmp(&prev->c[k], &c->c[i]) < 0) ++k;
-    if (k < prev->n && sg_contact_key_cmp(&prev->c[k], &c->c[i]) == 0) memcpy(l, lam_prev + 3 * k, 3 * sizeof(double));
+    if (k < prev->n && sg_contact_key_cmp(&prev->c[k], &c->c[i]) == 0)
+      for (int r = 0; r < 3; ++r) l[r] = lam_prev[3 * k + r] / unit;
   }
 }
 
@@ -229,7 +233,7 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
   double *v_ws = malloc(sizeof(double) * (size_t)nv), *l_ws = malloc(sizeof(double) * (size_t)nrow);
   double *v = malloc(sizeof(double) * (size_t)nv), *lam = malloc(sizeof(double) * (size_t)nrow);
   velocity_warm_start(&s0, p, body_of_gid, v_ws);
-  memcpy(l_ws, sg_stepper_lambda(st), sizeof(double) * (size_t)nrow); /* this step's multipliers */
+  for (int k = 0; k < nrow; ++k) l_ws[k] = sg_stepper_lambda(st)[k] / sg_units_impulse(&p->units); /* this step's multipliers */
   timed->max_it = (int)o.iterations;
   timed->tol = 0; /* never stops early */
   sg_solve_info info;
@@ -266,6 +270,7 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
   int *sub_of_body = malloc(sizeof(int) * (size_t)s.n);
   const sg_contacts *prev = sg_stepper_contacts(st);
   const double *lam_prev = sg_stepper_lambda(st);
+  const sg_units units = sg_rigid_units(comm, &s, prm.dt);
   double t_col[MAX_REPEATS], t_asm[MAX_REPEATS], t_sol[MAX_REPEATS];
   int it_step = 0, conv_step = 0;
   double *v2 = NULL, *l2 = NULL;
@@ -273,14 +278,14 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
     double t0 = now();
     SG_CHECK(sg_find_contacts(&s, prm.margin, prm.dt, &bp, &cts));
     double t1 = now();
-    SG_CHECK(sg_assemble_rigid(&s, &cts, &prm, &prob, sub_of_body));
+    SG_CHECK(sg_assemble_rigid(&s, &cts, &prm, &units, &prob, sub_of_body));
     double t2 = now();
     if (k == -1) {
       v2 = malloc(sizeof(double) * (size_t)sg_problem_n_v(&prob));
       l2 = malloc(sizeof(double) * (size_t)(prob.n_con ? sg_problem_n_rows(&prob) : 1));
     }
     velocity_warm_start(&s, &prob, body_of_gid, v2);
-    lambda_warm_start(&cts, prev, lam_prev, l2);
+    lambda_warm_start(&cts, prev, lam_prev, &units, l2);
     double t3 = now();
     SG_CHECK(sg_solver_solve(solver, &prob, v2, l2, &info));
     double t4 = now();

@@ -9,8 +9,16 @@
 void sg_contact_frame(const double *n, double *t1, double *t2);
 /* Constraint error of a contact normal row for a signed gap (documented stabilization). */
 double sg_contact_error(double gap, double dt, double erp);
+/* The units a rigid-body problem is written in: the smallest mass and the smallest size
+ * (sg_body_min_size) of the moving bodies, and the time step. Collective over comm when the scene
+ * is distributed (the same units on every rank); 1 kg and 1 m without moving bodies. */
+sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt);
+/* A rigid body's 6 velocities (linear, angular; world frame) to the problem's units and back:
+ * linear velocities in length/time, angular ones in 1/time. */
+void sg_rigid_velocity_to_units(const sg_units *u, const double *v_si, double *v);
+void sg_rigid_velocity_to_si(const sg_units *u, const double *v, double *v_si);
 /* One subsystem per moving body (sub_of_body[i] = its index, -1 for fixed bodies), one contact
- * constraint per contact, in the order of c. */
-sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_params *prm,
+ * constraint per contact, in the order of c; every number in units u (p->units = *u, p->dt = dt). */
+sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_params *prm, const sg_units *u,
                          sg_problem *p, int *sub_of_body);
 #endif

@@ -11,6 +11,19 @@
 
 typedef enum { SG_CON_HARD = 0, SG_CON_SOFT = 1, SG_CON_CONTACT = 2 } sg_con_kind;
 
+/* The units a problem's numbers are written in. Assembly writes the problem dimensionless, in units
+ * of the scene's characteristic mass and length and of the time step (docs/SOLVERS.md, "Units"), so
+ * that every solver, option default and tolerance sees the same numbers in whatever units the scene
+ * was written; a velocity is then in length/time, an impulse in mass length/time. A problem read as
+ * given (FCLIB) has units of 1. */
+typedef struct {
+  double mass, length, time;
+} sg_units;
+
+static inline sg_units sg_units_si(void) { return (sg_units){1.0, 1.0, 1.0}; }
+static inline double sg_units_velocity(const sg_units *u) { return u->length / u->time; }
+static inline double sg_units_impulse(const sg_units *u) { return u->mass * u->length / u->time; }
+
 static inline int sg_con_rows(int kind) { return kind == SG_CON_CONTACT ? 3 : 1; }
 
 typedef struct {
@@ -38,6 +51,10 @@ typedef struct {
    * by every rank that owns one of its subsystems. */
   int *sub_owner;
   int has_owners;   /* sub_owner valid for this problem (cleared by sg_problem_reset) */
+  /* the units of every number above, and the time step the problem advances (s; 0: not a step's
+   * problem). Solvers with physical parameters (SAP's stiffness) convert them with these. */
+  sg_units units;
+  double dt;
   /* capacities */
   int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j, cap_owner;
 } sg_problem;

@@ -44,8 +44,9 @@ sg_err sg_fclib_dump_after_step(MPI_Comm comm, const sg_fclib_dump *d, long long
     char title[512], desc[1024];
     snprintf(title, sizeof title, "signorini %s step %lld", scene, step);
     snprintf(desc, sizeof desc, "step %lld (t = %.17g s to %.17g s, dt = %.17g s) of `signorini run %s`, solved there by %s; "
-             "%d subsystems, %d contacts; velocities are vhat of paper 002 eq. (2)", step, (double)(step - 1) * dt,
-             (double)step * dt, dt, scene, solver, p->n_sub, p->n_con);
+             "%d subsystems, %d contacts; velocities are vhat of paper 002 eq. (2); dimensionless, in units of "
+             "mass %.17g kg, length %.17g m, time %.17g s (docs/SOLVERS.md, Units)", step, (double)(step - 1) * dt,
+             (double)step * dt, dt, scene, solver, p->n_sub, p->n_con, p->units.mass, p->units.length, p->units.time);
     err = sg_fclib_write_problem(d->file, p, title, desc);
     if (err) sg_error_append(" (-fclib_dump_step %lld)", step);
     else printf("signorini: step %lld written to %s (FCLIB global problem, %d contacts)\n", step, d->file, p->n_con);

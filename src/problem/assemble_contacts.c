@@ -38,51 +38,93 @@ double sg_contact_error(double gap, double dt, double erp) {
   return gap >= 0 ? gap / dt : erp * gap / dt;
 }
 
-sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_params *prm,
+sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt) {
+  double least[2] = {INFINITY, INFINITY}; /* mass, size */
+  for (int i = 0; i < s->n; ++i) {
+    if (s->fixed[i]) continue;
+    least[0] = fmin(least[0], s->mass[i]);
+    least[1] = fmin(least[1], sg_body_min_size(s, i));
+  }
+  if (s->distributed) MPI_Allreduce(MPI_IN_PLACE, least, 2, MPI_DOUBLE, MPI_MIN, comm); /* min is exact */
+  sg_units u = {isfinite(least[0]) && least[0] > 0 ? least[0] : 1.0, isfinite(least[1]) && least[1] > 0 ? least[1] : 1.0, dt};
+  return u;
+}
+
+void sg_rigid_velocity_to_units(const sg_units *u, const double *v_si, double *v) {
+  const double vel = sg_units_velocity(u);
+  for (int k = 0; k < 3; ++k) {
+    v[k] = v_si[k] / vel;
+    v[3 + k] = v_si[3 + k] * u->time;
+  }
+}
+
+void sg_rigid_velocity_to_si(const sg_units *u, const double *v, double *v_si) {
+  const double vel = sg_units_velocity(u);
+  for (int k = 0; k < 3; ++k) {
+    v_si[k] = v[k] * vel;
+    v_si[3 + k] = v[3 + k] / u->time;
+  }
+}
+
+/* Subsystem of a moving body in units u: with v = V vt (linear), w = wt / T (angular), the rows of
+ * M (v_k+1 - v_k) = f dt + J^T lambda divided by M V (linear) and M L V (angular), and lambda = M V
+ * lambda_t, A and b become A_lin = m / M, A_ang = I / (M L^2), b = A v_k + (m / M) g dt / V. */
+static sg_err add_body(const sg_scene *s, int i, const sg_step_params *prm, const sg_units *u, sg_problem *p,
+                       int *sub) {
+  const double inv = 1.0 / (1.0 - prm->theta), m = s->mass[i] / u->mass, L2 = u->length * u->length;
+  double R[9], Iw[9], A[36] = {0}, b[6], v[6];
+  quat_to_mat(R, s->quat + 4 * i);
+  inertia_world(Iw, R, s->inertia + 3 * i);
+  /* A = M_k / (1 - theta), b = A v_k + f_k dt with f = gravity; the gyroscopic term is not in f:
+   * angular momentum is the integrated state (see integrate.c). */
+  for (int k = 0; k < 3; ++k) A[7 * k] = m * inv;
+  for (int r = 0; r < 3; ++r)
+    for (int q = 0; q < 3; ++q) A[(3 + r) * 6 + 3 + q] = Iw[3 * r + q] / (u->mass * L2) * inv;
+  sg_rigid_velocity_to_units(u, s->vel + 6 * i, v);
+  const double gravity_to_units = prm->dt / sg_units_velocity(u);
+  for (int r = 0; r < 6; ++r) {
+    double acc = 0;
+    for (int q = 0; q < 6; ++q) acc += A[r * 6 + q] * v[q];
+    b[r] = acc + (r < 3 ? m * s->gravity[r] * gravity_to_units : 0.0);
+  }
+  return sg_problem_add_subsystem(p, 6, A, b, s->gid[i], sub);
+}
+
+/* Contact k in units u: Jacobian rows [t, (r x t) / L], error e / V. */
+static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
+                          sg_problem *p, const int *sub_of_body) {
+  double frame[9], Ja[18], Jb[18], r[3];
+  v3_copy(frame, ct->cp.normal);
+  sg_contact_frame(frame, frame + 3, frame + 6);
+  int subs[2], np = 0;
+  const double *Js[2];
+  if (!s->fixed[ct->a]) {
+    v3_sub(r, ct->cp.point, s->pos + 3 * ct->a);
+    v3_scale(r, r, 1.0 / u->length);
+    body_jacobian(frame, r, 1.0, Ja);
+    subs[np] = sub_of_body[ct->a];
+    Js[np++] = Ja;
+  }
+  if (!s->fixed[ct->b]) {
+    v3_sub(r, ct->cp.point, s->pos + 3 * ct->b);
+    v3_scale(r, r, 1.0 / u->length);
+    body_jacobian(frame, r, -1.0, Jb);
+    subs[np] = sub_of_body[ct->b];
+    Js[np++] = Jb;
+  }
+  double e[3] = {sg_contact_error(ct->cp.gap, prm->dt, prm->erp) / sg_units_velocity(u), 0, 0};
+  return sg_problem_add_constraint(p, SG_CON_CONTACT, e, sg_scene_friction(s, ct->a, ct->b), 0, 0, np, subs, Js, NULL);
+}
+
+sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_params *prm, const sg_units *u,
                          sg_problem *p, int *sub_of_body) {
   sg_problem_reset(p);
-  const double inv = 1.0 / (1.0 - prm->theta), dt = prm->dt;
+  p->units = *u;
+  p->dt = prm->dt;
   for (int i = 0; i < s->n; ++i) {
     sub_of_body[i] = -1;
-    if (s->fixed[i]) continue;
-    double R[9], Iw[9], A[36] = {0}, b[6], m = s->mass[i];
-    quat_to_mat(R, s->quat + 4 * i);
-    inertia_world(Iw, R, s->inertia + 3 * i);
-    /* A = M_k / (1 - theta), b = A v_k + f_k dt with f = gravity; the gyroscopic term is not in f:
-     * angular momentum is the integrated state (see integrate.c). */
-    for (int k = 0; k < 3; ++k) A[7 * k] = m * inv;
-    for (int r = 0; r < 3; ++r)
-      for (int q = 0; q < 3; ++q) A[(3 + r) * 6 + 3 + q] = Iw[3 * r + q] * inv;
-    const double *v = s->vel + 6 * i;
-    for (int r = 0; r < 6; ++r) {
-      double acc = 0;
-      for (int q = 0; q < 6; ++q) acc += A[r * 6 + q] * v[q];
-      b[r] = acc + (r < 3 ? m * s->gravity[r] * dt : 0.0);
-    }
-    SG_CHECK(sg_problem_add_subsystem(p, 6, A, b, s->gid[i], &sub_of_body[i]));
+    if (!s->fixed[i]) SG_CHECK(add_body(s, i, prm, u, p, &sub_of_body[i]));
   }
-  for (int k = 0; k < c->n; ++k) {
-    const sg_contact *ct = &c->c[k];
-    double frame[9], Ja[18], Jb[18], r[3];
-    v3_copy(frame, ct->cp.normal);
-    sg_contact_frame(frame, frame + 3, frame + 6);
-    int subs[2], np = 0;
-    const double *Js[2];
-    if (!s->fixed[ct->a]) {
-      v3_sub(r, ct->cp.point, s->pos + 3 * ct->a);
-      body_jacobian(frame, r, 1.0, Ja);
-      subs[np] = sub_of_body[ct->a];
-      Js[np++] = Ja;
-    }
-    if (!s->fixed[ct->b]) {
-      v3_sub(r, ct->cp.point, s->pos + 3 * ct->b);
-      body_jacobian(frame, r, -1.0, Jb);
-      subs[np] = sub_of_body[ct->b];
-      Js[np++] = Jb;
-    }
-    double e[3] = {sg_contact_error(ct->cp.gap, dt, prm->erp), 0, 0};
-    SG_CHECK(sg_problem_add_constraint(p, SG_CON_CONTACT, e, sg_scene_friction(s, ct->a, ct->b), 0, 0, np,
-                                       subs, Js, NULL));
-  }
+  for (int k = 0; k < c->n; ++k) SG_CHECK(add_contact(s, &c->c[k], prm, u, p, sub_of_body));
   return SG_OK;
 }

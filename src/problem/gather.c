@@ -116,6 +116,8 @@ sg_err sg_problem_gather(MPI_Comm comm, const sg_problem *p, const unsigned char
       qsort(subs, (size_t)S, sizeof *subs, sub_cmp);
       qsort(cons, (size_t)C, sizeof *cons, con_cmp);
       sg_problem_reset(out);
+      out->units = p->units;
+      out->dt = p->dt;
     }
     for (long long m = 0; m < S && !err; ++m) {
       const double *r = subs[m].rec;

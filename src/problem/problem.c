@@ -8,6 +8,8 @@ void sg_problem_reset(sg_problem *p) {
   p->n_sub = 0;
   p->n_con = 0;
   p->has_owners = 0;
+  p->units = sg_units_si();
+  p->dt = 0;
   if (p->sub_off) p->sub_off[0] = 0;
   if (p->sub_aoff) p->sub_aoff[0] = 0;
   if (p->con_row) p->con_row[0] = 0;

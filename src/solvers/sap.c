@@ -207,9 +207,7 @@ static sg_err sap_set_from_options(sg_solver *s) {
   PetscBool has_dt = PETSC_FALSE;
   if (PetscOptionsGetReal(NULL, NULL, "-dt", &dt_opt, &has_dt)) has_dt = PETSC_FALSE;
   SG_CHECK(sg_opt_real("-sap_dt", has_dt ? (double)dt_opt : 0.0, 0.0, 1e3,
-                       "time step that -sap_stiffness / -sap_dissipation refer to (default: -dt)", &d->dt));
-  if ((d->stiffness > 0 || d->dissipation > 0) && !(d->dt > 0))
-    return sg_error_set(SG_ERR_ARG, "-sap_stiffness / -sap_dissipation need the time step: give -sap_dt (or -dt)");
+                       "time step that -sap_stiffness / -sap_dissipation refer to in a problem that does not carry one (FCLIB; default: -dt)", &d->dt));
   SG_CHECK(sg_opt_int("-sap_direct_max", d->direct_max, 0, 1000000000,
                       "default sub-PC: sparse Cholesky when the rank's block of H has at most this many rows, ICC(0) above (-sap_sub_pc_type overrides)",
                       &d->direct_max));
@@ -270,9 +268,14 @@ static sg_err setup(sap *d, const sg_problem *p) {
     chol_solve(dof, d->L + off, p->b + vo, d->vstar + vo);
     for (int k = 0; k < dof; ++k) d->dscale[vo + k] = 1.0 / sqrt(p->A[off + k * dof + k]);
   }
+  /* k and tau_d are physical (N/m, s); the compliance (29) is 1/mass, so in the problem's units it
+   * is multiplied by the unit of mass */
+  const double dt = p->dt > 0 ? p->dt : d->dt, mass_unit = p->units.mass > 0 ? p->units.mass : 1.0;
+  if ((d->stiffness > 0 || d->dissipation > 0) && !(dt > 0))
+    return sg_error_set(SG_ERR_ARG, "-sap_stiffness / -sap_dissipation need the time step: give -sap_dt (or -dt)");
   const double two_pi = 6.283185307179586476925, near = d->beta * d->beta / (two_pi * two_pi);
-  const double soft_R = d->stiffness > 0 ? 1.0 / (d->dt * d->stiffness * (d->dt + d->dissipation)) : 0.0;
-  const double bias = d->dissipation > 0 ? d->dt / (d->dt + d->dissipation) : 1.0;
+  const double soft_R = d->stiffness > 0 ? mass_unit / (dt * d->stiffness * (dt + d->dissipation)) : 0.0;
+  const double bias = d->dissipation > 0 ? dt / (dt + d->dissipation) : 1.0;
   for (int i = 0; i < p->n_con; ++i) {
     int rows = sg_con_rows(p->kind[i]);
     if (p->kind[i] == SG_CON_SOFT) { d->Rn[i] = d->Rt[i] = 1.0; d->vhat[i] = 0; continue; }

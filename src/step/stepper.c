@@ -36,6 +36,7 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   st->s = s;
   st->prm = *params;
   st->solver = solver;
+  st->units = sg_rigid_units(comm, s, params->dt);
   MPI_Comm_rank(comm, &st->rank);
   MPI_Comm_size(comm, &st->size);
   *out = st;
@@ -171,15 +172,35 @@ static int warm_cmp(const warm_entry *w, const sg_contact *c) {
   return 0;
 }
 
-/* lambda of contacts seen last step (both lists sorted by identity: one merge pass). */
+void sg_stepper_warm_start_velocity(sg_stepper *st) {
+  const sg_scene *s = st->s;
+  for (int i = 0; i < s->n; ++i)
+    if (st->sub_of_body[i] >= 0) sg_rigid_velocity_to_units(&st->units, s->vel + 6 * i, st->v + st->prob.sub_off[st->sub_of_body[i]]);
+}
+
+/* lambda of contacts seen last step (both lists sorted by identity: one merge pass); the entries
+ * are kept in SI (checkpoints store them), the solver gets them in the problem's units. */
 void sg_stepper_warm_start_lambda(sg_stepper *st) {
+  const double unit = sg_units_impulse(&st->units);
   int k = 0;
   for (int i = 0; i < st->contacts.n; ++i) {
     double *l = st->lambda + 3 * i;
     l[0] = l[1] = l[2] = 0;
     while (k < st->n_warm && warm_cmp(&st->warm[k], &st->contacts.c[i]) < 0) ++k;
-    if (k < st->n_warm && warm_cmp(&st->warm[k], &st->contacts.c[i]) == 0) memcpy(l, st->warm[k].lambda, sizeof st->warm[k].lambda);
+    if (k < st->n_warm && warm_cmp(&st->warm[k], &st->contacts.c[i]) == 0)
+      for (int r = 0; r < 3; ++r) l[r] = st->warm[k].lambda[r] / unit;
   }
+}
+
+void sg_stepper_lambda_to_si(sg_stepper *st) {
+  const double unit = sg_units_impulse(&st->units);
+  for (int k = 0; k < 3 * st->contacts.n; ++k) st->lambda[k] *= unit;
+}
+
+void sg_stepper_integrate_body(sg_stepper *st, int i) {
+  double v[6];
+  sg_rigid_velocity_to_si(&st->units, st->v + st->prob.sub_off[st->sub_of_body[i]], v);
+  sg_integrate_body(st->s, i, v, st->prm.theta, st->prm.dt);
 }
 
 sg_err sg_stepper_save_warm_start(sg_stepper *st) {
@@ -243,15 +264,14 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   sg_timer_add(SG_PHASE_COLLISION, t0);
   double ta = MPI_Wtime();
   SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n, sizeof(int), "body map"));
-  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->prob, st->sub_of_body));
+  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->units, &st->prob, st->sub_of_body));
   sg_timer_add(SG_PHASE_ASSEMBLY, ta);
   const sg_problem *p = &st->prob;
   int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
   SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv, sizeof(double), "velocities"));
   SG_CHECK(sg_grow((void **)&st->lambda, &st->cap_row, nrow, sizeof(double), "multipliers"));
   /* warm starts: vhat from the current velocity (exact for resting bodies), lambda by identity */
-  for (int i = 0; i < s->n; ++i)
-    if (st->sub_of_body[i] >= 0) memcpy(st->v + p->sub_off[st->sub_of_body[i]], s->vel + 6 * i, 6 * sizeof(double));
+  sg_stepper_warm_start_velocity(st);
   sg_stepper_warm_start_lambda(st);
 
   if (st->size > 1) {
@@ -278,11 +298,12 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   double tm = MPI_Wtime();
   SG_CHECK(sg_contact_residual(p, st->lambda, &stats->contact_residual));
   sg_timer_add(SG_PHASE_METRIC, tm);
+  sg_stepper_lambda_to_si(st);
   SG_CHECK(sg_stepper_save_warm_start(st));
 
   double tint = MPI_Wtime();
   for (int i = 0; i < s->n; ++i)
-    if (st->sub_of_body[i] >= 0) sg_integrate_body(s, i, st->v + p->sub_off[st->sub_of_body[i]], st->prm.theta, st->prm.dt);
+    if (st->sub_of_body[i] >= 0) sg_stepper_integrate_body(st, i);
   sg_timer_add(SG_PHASE_INTEGRATE, tint);
   s->step++;
   s->time = s->step * st->prm.dt; /* no accumulated round-off in the clock */

@@ -244,7 +244,7 @@ static sg_err build_problem(sg_stepper *st) {
   sg_timer_add(SG_PHASE_COLLISION, tc);
   double ta = MPI_Wtime();
   SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n + 1, sizeof(int), "body map"));
-  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->prob, st->sub_of_body));
+  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->units, &st->prob, st->sub_of_body));
   if (st->size > 1) {
     SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, st->prob.n_sub + 1, sizeof(int), "subsystem owners"));
     for (int i = 0; i < s->n; ++i)
@@ -262,8 +262,7 @@ static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
   SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv + 1, sizeof(double), "velocities"));
   SG_CHECK(sg_grow((void **)&st->lambda, &st->cap_row, nrow + 1, sizeof(double), "multipliers"));
   /* warm starts: vhat from the current velocities (ghosts' too), lambda by contact identity */
-  for (int i = 0; i < s->n; ++i)
-    if (st->sub_of_body[i] >= 0) memcpy(st->v + p->sub_off[st->sub_of_body[i]], s->vel + 6 * i, 6 * sizeof(double));
+  sg_stepper_warm_start_velocity(st);
   sg_stepper_warm_start_lambda(st);
   sg_solve_info info;
   SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, &info));
@@ -287,13 +286,14 @@ static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
   double tm = MPI_Wtime();
   SG_CHECK(sg_error_collective(st->comm, metric(st, counts[0], &stats->contact_residual)));
   sg_timer_add(SG_PHASE_METRIC, tm);
+  sg_stepper_lambda_to_si(st);
   SG_CHECK(sg_stepper_save_warm_start(st));
   SG_CHECK(sg_grow((void **)&st->warm_kept, &st->cap_warm_kept, st->contacts.n + 1, 1, "warm start"));
   memcpy(st->warm_kept, st->kept, (size_t)st->contacts.n);
 
   double tint = MPI_Wtime();
   for (int i = 0; i < st->n_local; ++i)
-    if (owned(st, i)) sg_integrate_body(s, i, st->v + p->sub_off[st->sub_of_body[i]], st->prm.theta, st->prm.dt);
+    if (owned(st, i)) sg_stepper_integrate_body(st, i);
   sg_timer_add(SG_PHASE_INTEGRATE, tint);
   stats->iterations = info.iterations;
   stats->residual_primal = info.residual_primal;

@@ -12,6 +12,7 @@ struct sg_stepper {
   sg_scene *s;
   sg_step_params prm;
   sg_solver *solver;
+  sg_units units;       /* of the assembled problem: the solver works on dimensionless numbers */
   sg_broadphase bp;
   sg_contacts contacts;
   sg_problem prob;
@@ -52,7 +53,14 @@ sg_err sg_stepper_dist_step(sg_stepper *st, sg_step_stats *stats);
 sg_err sg_stepper_dist_set_warm(sg_stepper *st, const sg_warm_entry *entries, int n);
 void sg_stepper_dist_destroy(sg_stepper *st);
 /* stepper.c, shared */
+/* Warm starts in the problem's units: vhat of subsystem sub_of_body[i] from body i's velocity, and
+ * lambda of the contacts seen last step (by identity). */
+void sg_stepper_warm_start_velocity(sg_stepper *st);
 void sg_stepper_warm_start_lambda(sg_stepper *st);
+/* lambda back to SI impulses (N s), after the metric, for the warm start and the accessors. */
+void sg_stepper_lambda_to_si(sg_stepper *st);
+/* Integrate body i with the solver's vhat of its subsystem (problem units). */
+void sg_stepper_integrate_body(sg_stepper *st, int i);
 sg_err sg_stepper_save_warm_start(sg_stepper *st);
 double sg_stepper_measure_imbalance(sg_stepper *st);
 
