@@ -16,6 +16,8 @@ void sg_scenario_list(char *buf, int len);
 sg_err sg_add_ground(sg_scene *s, int material);                  /* plane z = 0 */
 sg_err sg_add_open_box(sg_scene *s, double half_x, double half_y, double height, double wall,
                        int material);                             /* floor plane + 4 fixed walls */
+/* Floor plane + a cylinder of inner radius `radius` about the z axis, made of `staves` fixed boxes. */
+sg_err sg_add_open_cylinder(sg_scene *s, double radius, double height, double wall, int staves, int material);
 
 sg_err sg_generate_incline(sg_scene *s);
 sg_err sg_generate_stack(sg_scene *s);

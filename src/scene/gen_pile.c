@@ -3,6 +3,8 @@
  * symmetry of the lattice. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "signorini/generate.h"
 #include "signorini/options.h"
 
@@ -14,33 +16,64 @@ static double jitter(uint64_t *state) {
   return (double)((x * 2685821657736338717ULL) >> 11) / 9007199254740992.0 - 0.5;
 }
 
-sg_err sg_generate_pile(sg_scene *s) {
-  long n, seed;
-  double r, mu, density, spread;
-  SG_CHECK(sg_opt_int("-n", 2000, 1, 100000000, "number of spheres", &n));
-  SG_CHECK(sg_opt_real("-radius", 0.01, 1e-6, 1e6, "sphere radius (m)", &r));
+typedef struct {
+  long n, seed, staves;
+  double r, h, density, diameter; /* radius, lattice spacing; inner diameter of a cylinder (0: the box's width) */
+  int cylinder;
+} pile_options;
+
+/* Lattice site (ix, iy) of a layer, jittered; in a cylinder only sites whose jittered sphere stays
+ * inside the circle are used. Returns 0 for a site left out. */
+static int lattice_site(const pile_options *o, long nx, long ix, long iy, long iz, uint64_t *state, double *p) {
+  const double half = 0.5 * nx * o->h, r = o->r, h = o->h;
+  p[0] = -half + (ix + 0.5) * h + 0.2 * (h - 2 * r) * jitter(state);
+  p[1] = -half + (iy + 0.5) * h + 0.2 * (h - 2 * r) * jitter(state);
+  p[2] = r + 0.5 * (h - 2 * r) + iz * h;
+  return !o->cylinder || hypot(p[0], p[1]) <= 0.5 * o->diameter - r - 0.1 * (h - 2 * r);
+}
+
+static sg_err read_pile_options(sg_scene *s, pile_options *o) {
+  double mu, spread;
+  char container[16];
+  SG_CHECK(sg_opt_int("-n", 2000, 1, 100000000, "number of spheres", &o->n));
+  SG_CHECK(sg_opt_real("-radius", 0.01, 1e-6, 1e6, "sphere radius (m)", &o->r));
   SG_CHECK(sg_opt_real("-mu", 0.3, 0.0, 100.0, "friction coefficient", &mu));
-  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &density));
+  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
   SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &spread));
-  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &seed));
+  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
+  SG_CHECK(sg_opt_choice("-container", "box", "box|cylinder", "an open box, or a cylinder of -staves fixed boxes", container, sizeof container));
+  SG_CHECK(sg_opt_real("-diameter", 0.0, 0.0, 1e9, "inner diameter of the cylinder (m; 0: the width of the box)", &o->diameter));
+  SG_CHECK(sg_opt_int("-staves", 32, 3, 100000, "boxes around the cylinder", &o->staves));
   s->friction[0] = mu;
-  double h = spread * r;
+  o->h = spread * o->r;
+  o->cylinder = !strcmp(container, "cylinder");
+  if (o->cylinder && o->diameter > 0 && o->diameter < 2 * o->h)
+    return sg_error_set(SG_ERR_ARG, "-diameter %g holds no lattice site (spacing %g m)", o->diameter, o->h);
+  return sg_scene_reserve(s, (int)o->n + 5 + (int)o->staves);
+}
+
+sg_err sg_generate_pile(sg_scene *s) {
+  pile_options o;
+  SG_CHECK(read_pile_options(s, &o));
   /* square footprint, about as many layers as columns across: compact and quick to settle */
-  long nx = (long)ceil(cbrt((double)n));
+  long nx = (long)ceil(cbrt((double)o.n));
   if (nx < 1) nx = 1;
-  long layers = (n + nx * nx - 1) / (nx * nx);
-  double half = 0.5 * nx * h;
-  double wall_height = (layers + 2) * h;
-  SG_CHECK(sg_scene_reserve(s, (int)n + 5));
-  SG_CHECK(sg_add_open_box(s, half, half, wall_height, 2 * r, 0));
-  uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
-  const double size[3] = {r, 0, 0};
-  for (long k = 0; k < n; ++k) {
-    long ix = k % nx, iy = (k / nx) % nx, iz = k / (nx * nx);
-    double p[3] = {-half + (ix + 0.5) * h + 0.2 * (h - 2 * r) * jitter(&state),
-                   -half + (iy + 0.5) * h + 0.2 * (h - 2 * r) * jitter(&state),
-                   r + 0.5 * (h - 2 * r) + iz * h};
-    SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, density, p, NULL, NULL, NULL));
-  }
-  return SG_OK;
+  if (o.cylinder && o.diameter <= 0) o.diameter = nx * o.h;
+  if (o.cylinder) nx = (long)ceil(o.diameter / o.h);
+  double *pos = sg_calloc((size_t)o.n, 3 * sizeof *pos, "pile lattice");
+  if (!pos) return SG_ERR_MEM;
+  uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o.seed;
+  long placed = 0, layers = 0;
+  for (long iz = 0; placed < o.n; ++iz, ++layers)
+    for (long k = 0; k < nx * nx && placed < o.n; ++k)
+      placed += lattice_site(&o, nx, k % nx, k / nx, iz, &state, pos + 3 * placed);
+  /* the container first: its bodies keep the lowest ids whatever the number of spheres */
+  const double wall_height = (layers + 2) * o.h;
+  sg_err err = o.cylinder ? sg_add_open_cylinder(s, 0.5 * o.diameter, wall_height, 2 * o.r, (int)o.staves, 0)
+                          : sg_add_open_box(s, 0.5 * nx * o.h, 0.5 * nx * o.h, wall_height, 2 * o.r, 0);
+  const double size[3] = {o.r, 0, 0};
+  for (long k = 0; k < o.n && !err; ++k)
+    err = sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o.density, pos + 3 * k, NULL, NULL, NULL);
+  free(pos);
+  return err;
 }

@@ -1,7 +1,9 @@
 /* Scenario registry and shared scene pieces. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "signorini/generate.h"
+#include "signorini/la.h"
 
 static const sg_scenario g_scenarios[] = {
   {"incline", "a box (or spheres) on a tilted plane", sg_generate_incline},
@@ -37,6 +39,21 @@ sg_err sg_add_open_box(sg_scene *s, double hx, double hy, double height, double 
   for (int k = 0; k < 2; ++k) {
     SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, sx, material, 1, 0, px[k], NULL, NULL, NULL));
     SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, sy, material, 1, 0, py[k], NULL, NULL, NULL));
+  }
+  return SG_OK;
+}
+
+sg_err sg_add_open_cylinder(sg_scene *s, double radius, double height, double wall, int staves, int material) {
+  SG_CHECK(sg_add_ground(s, material));
+  /* a regular polygon of fixed boxes whose inner faces touch the circle; each stave is widened by
+   * the wall thickness times tan(pi / staves) so that neighbours meet at their outer corners */
+  const double step = 2.0 * M_PI / staves, half_chord = (radius + wall) * tan(0.5 * step);
+  const double half[3] = {half_chord, 0.5 * wall, 0.5 * height}, axis[3] = {0, 0, 1};
+  for (int k = 0; k < staves; ++k) {
+    double angle = k * step, q[4];
+    const double centre[3] = {(radius + 0.5 * wall) * sin(angle), -(radius + 0.5 * wall) * cos(angle), 0.5 * height};
+    quat_from_axis_angle(q, axis, angle);
+    SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, half, material, 1, 0, centre, q, NULL, NULL));
   }
   return SG_OK;
 }
