@@ -12,6 +12,8 @@ typedef struct {
   double residual_dual;   /* paper 002 (42) theta_d */
   double beta;            /* final penalty (AL solvers) */
   int refactorizations;
+  int recoveries;         /* restarts from a saved iterate, penalties taken back, or a better earlier
+                           * iterate returned in place of the last one (SubADMM) */
 } sg_solve_info;
 
 typedef struct sg_solver sg_solver;

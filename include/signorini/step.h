@@ -29,6 +29,7 @@ typedef struct {
   double wall_seconds;
   int converged;
   double max_penetration;    /* largest -gap over contacts at the start of the step (m) */
+  int recoveries;            /* the solver's recoveries in this step (sg_solve_info) */
 } sg_step_stats;
 
 typedef struct sg_stepper sg_stepper;

@@ -69,7 +69,7 @@ sg_err sg_solver_set_from_options(sg_solver *s) {
   long it;
   SG_CHECK(sg_opt_int("-solver_max_it", s->max_it, 0, 100000000, "iteration cap per step (0: no cap)", &it));
   s->max_it = (int)it;
-  SG_CHECK(sg_opt_real("-solver_tol", s->tol, 0, 1e30, "convergence tolerance (subadmm, canal, nsn: primal + dual residual in velocity units, paper 002 (42); sap: relative momentum residual of paper 000 (26); pgs: largest velocity change in a sweep)", &s->tol));
+  SG_CHECK(sg_opt_real("-solver_tol", s->tol, 0, 1e30, "convergence tolerance, dimensionless (docs/SOLVERS.md, Units) (subadmm, canal, nsn: primal + dual residual of paper 002 (42); sap: relative momentum residual of paper 000 (26); pgs: largest velocity change in a sweep)", &s->tol));
   SG_CHECK(sg_opt_bool("-solver_monitor", 0, "print residuals at every iteration", &s->monitor));
   if (s->max_it == 0 && s->tol <= 0)
     return sg_error_set(SG_ERR_ARG, "-solver_max_it 0 (no cap) needs a positive -solver_tol");

@@ -29,6 +29,12 @@ typedef struct {
   int adapt;         /* -subadmm_adapt */
   double relax;      /* -subadmm_relax: over-relaxation alpha of J v in (35) */
   int check_every;   /* -subadmm_check_every: iterations between residual checks */
+  int max_restarts;  /* -subadmm_restarts: restarts from the saved iterate after a blow-up */
+  double blowup;     /* -subadmm_blowup: residual growth over the saved iterate's that counts as one */
+  /* the saved iterate: (v, lambda) whenever theta_p + theta_d halves, returned in place of a worse
+   * last iterate and the point a restart starts from */
+  double *saved_v, *saved_lambda, saved_tp, saved_td, saved_beta;
+  int saved_valid, cap_saved_v, cap_saved_lambda;
   int anderson_m;   /* -subadmm_anderson: memory of the Anderson acceleration (0: off) */
   sg_anderson aa;
   double *state, *image, *diff; /* (s_rhs, lambda) before and after one iteration, and image - state */
@@ -74,6 +80,8 @@ static sg_err subadmm_create(sg_solver *s) {
   d->adapt = 1;
   d->relax = 1.0;
   d->check_every = 1;
+  d->max_restarts = 2;
+  d->blowup = 1e3;
   s->data = d;
   return SG_OK;
 }
@@ -98,6 +106,10 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   SG_CHECK(sg_opt_int("-subadmm_check_every", d->check_every, 1, 1000000, "iterations between residual checks (the all-reduce of (42), the stopping test and the adaptive beta)", &check));
   d->check_every = (int)check;
   SG_CHECK(sg_opt_real("-subadmm_relax", d->relax, 0.1, 1.99, "over-relaxation: J v is replaced by alpha J v + (1 - alpha) z in (35)", &d->relax));
+  long restarts;
+  SG_CHECK(sg_opt_int("-subadmm_restarts", d->max_restarts, 0, 1000, "restarts from the best saved iterate, with a 4x smaller fixed penalty, after a blow-up (plain update only)", &restarts));
+  d->max_restarts = (int)restarts;
+  SG_CHECK(sg_opt_real("-subadmm_blowup", d->blowup, 1.0 + 1e-12, 1e300, "a residual this many times the saved iterate's is a blow-up", &d->blowup));
   return SG_OK;
 }
 
@@ -108,7 +120,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
   free(d->bpairs); free(d->ipairs); free(d->boundary);
-  sg_anderson_destroy(&d->aa); free(d->sub_npairs);
+  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
 }
@@ -559,6 +571,68 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
   }
 }
 
+/* Keep (v, lambda) when theta_p + theta_d has halved since the last kept iterate (a few copies per
+ * solve, not one per iteration). Every rank decides on the reduced residuals: the same everywhere. */
+static sg_err save_if_better(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double theta_p,
+                             double theta_d, double beta) {
+  if (d->saved_valid && !(theta_p + theta_d <= 0.5 * (d->saved_tp + d->saved_td))) return SG_OK;
+  int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  SG_CHECK(sg_grow((void **)&d->saved_v, &d->cap_saved_v, nv + 1, sizeof(double), "SubADMM saved iterate"));
+  SG_CHECK(sg_grow((void **)&d->saved_lambda, &d->cap_saved_lambda, nrow + 1, sizeof(double), "SubADMM saved iterate"));
+  memcpy(d->saved_v, v, (size_t)nv * sizeof(double));
+  memcpy(d->saved_lambda, lambda, (size_t)nrow * sizeof(double));
+  d->saved_tp = theta_p;
+  d->saved_td = theta_d;
+  d->saved_beta = beta;
+  d->saved_valid = 1;
+  return SG_OK;
+}
+
+static void restore_saved(const subadmm *d, const sg_problem *p, double *v, double *lambda) {
+  memcpy(v, d->saved_v, (size_t)sg_problem_n_v(p) * sizeof(double));
+  memcpy(lambda, d->saved_lambda, (size_t)sg_problem_n_rows(p) * sizeof(double));
+}
+
+/* A residual that is not finite, or has grown -subadmm_blowup times past the saved iterate's. */
+static int blew_up(const subadmm *d, double theta_p, double theta_d) {
+  if (!isfinite(theta_p) || !isfinite(theta_d)) return 1;
+  return d->saved_valid && theta_p + theta_d > d->blowup * (d->saved_tp + d->saved_td);
+}
+
+/* Start again from the saved iterate with a 4x smaller penalty, held fixed: in the frictional
+ * regime a smaller beta is the stable side (docs/SOLVERS.md, "Frictional piles"). The plain update
+ * (35) keeps no state besides the sums, which initial_sums rebuilds from (v, lambda). */
+static sg_err restart_from_saved(subadmm *d, const sg_problem *p, double *v, double *lambda, double *beta) {
+  restore_saved(d, p, v, lambda);
+  *beta = 0.25 * d->saved_beta;
+  d->saved_beta = *beta;
+  SG_CHECK(sg_error_collective(d->comm, factorize(d, p, *beta)));
+  initial_sums(d, p, v, lambda, *beta);
+  if (d->anderson_m > 0) sg_anderson_reset(&d->aa);
+  return SG_OK;
+}
+
+/* The adaptive penalty (43) to nb: factorize first; if H_j is no longer numerically positive
+ * definite at nb (round-off at an extreme penalty), keep beta, refactorize it and stop adapting in
+ * this solve. beta z_ij is kept, so the stored sums are rescaled on success. Returns 1 if taken back. */
+static sg_err adapt_penalty(subadmm *d, const sg_problem *p, double nb, double *beta, int *taken_back) {
+  double ti = MPI_Wtime();
+  sg_err err = sg_error_collective(d->comm, factorize(d, p, nb));
+  *taken_back = err == SG_ERR_NUMERIC;
+  if (*taken_back) {
+    sg_error_clear();
+    err = sg_error_collective(d->comm, factorize(d, p, *beta));
+  }
+  sg_timer_add(SG_PHASE_FACTOR, ti);
+  SG_CHECK(err);
+  if (*taken_back) return SG_OK;
+  const double ratio = nb / *beta;
+  for (int k = 0, nv = sg_problem_n_v(p); k < nv; ++k) d->s_rhs[k] = ratio * (d->s_rhs[k] - d->s_lam[k]) + d->s_lam[k];
+  if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* a new map: old differences do not apply */
+  *beta = nb;
+  return SG_OK;
+}
+
 static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
   subadmm *d = s->data;
   int rank;
@@ -631,7 +705,8 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     SG_CHECK(sg_grow((void **)&d->shift, &d->cap_shift, p->n_con, sizeof(double), "De Saxce terms"));
     update_shift(d, p);
   }
-  int it = 0, shifted_at = 0;
+  int it = 0, shifted_at = 0, adapt = d->adapt, restarts = 0;
+  d->saved_valid = 0;
   for (;;) {
     if (d->desaxce && it - shifted_at >= d->shift_every) {
       update_shift(d, p);
@@ -674,8 +749,19 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     ++it;
     if (s->monitor && rank == 0)
       printf("  subadmm %4d  theta_p %.3e  theta_d %.3e  beta %.3e\n", it, theta_p, theta_d, beta);
-    if (!isfinite(theta_p) || !isfinite(theta_d))
-      return sg_error_set(SG_ERR_NUMERIC, "SubADMM diverged at iteration %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
+    if (blew_up(d, theta_p, theta_d)) {
+      if (!d->saved_valid)
+        return sg_error_set(SG_ERR_NUMERIC, "SubADMM diverged at iteration %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
+      if (restarts >= d->max_restarts || d->keep_z) break; /* the saved iterate is returned below */
+      SG_CHECK(restart_from_saved(d, p, v, lambda, &beta));
+      restarts++;
+      info->recoveries++;
+      info->refactorizations++;
+      adapt = 0;
+      if (s->max_it > 0 && it >= s->max_it) break;
+      continue;
+    }
+    SG_CHECK(sg_error_collective(d->comm, save_if_better(d, p, v, lambda, theta_p, theta_d, beta)));
     if (theta_p + theta_d < s->tol) {
       /* with the De Saxce terms frozen over several iterations (-subadmm_desaxce_every > 1) this is
        * the end of an inner solve: stop only if they are current, otherwise start the next one now */
@@ -700,17 +786,21 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       memcpy(d->s_rhs, d->image, (size_t)nv * sizeof(double));
       memcpy(lambda, d->image + nv, (size_t)nrow * sizeof(double));
     }
-    /* adaptive penalty (43); beta z_ij is kept, so the stored sums are rescaled accordingly */
-    if (d->adapt && theta_p > 0 && theta_d > 0 && (theta_p > d->gamma * theta_d || theta_d > d->gamma * theta_p)) {
-      double nb = beta * sqrt(theta_p / theta_d), ratio = nb / beta;
-      for (int k = 0; k < nv; ++k) d->s_rhs[k] = ratio * (d->s_rhs[k] - d->s_lam[k]) + d->s_lam[k];
-      if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* a new map: old differences do not apply */
-      beta = nb;
-      ti = MPI_Wtime();
-      SG_CHECK(sg_error_collective(d->comm, factorize(d, p, beta)));
-      sg_timer_add(SG_PHASE_FACTOR, ti);
-      info->refactorizations++;
+    /* adaptive penalty (43) */
+    if (adapt && theta_p > 0 && theta_d > 0 && (theta_p > d->gamma * theta_d || theta_d > d->gamma * theta_p)) {
+      int taken_back;
+      SG_CHECK(adapt_penalty(d, p, beta * sqrt(theta_p / theta_d), &beta, &taken_back));
+      info->refactorizations += 1 + taken_back;
+      info->recoveries += taken_back;
+      if (taken_back) adapt = 0;
     }
+  }
+  /* an iterate that ends worse than the saved one (a stall that drifted, a blow-up) gives way to it */
+  if (!info->converged && d->saved_valid && !(theta_p + theta_d <= d->saved_tp + d->saved_td)) {
+    restore_saved(d, p, v, lambda);
+    theta_p = d->saved_tp;
+    theta_d = d->saved_td;
+    info->recoveries++;
   }
   info->iterations = it;
   info->residual_primal = theta_p;

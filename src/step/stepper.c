@@ -315,6 +315,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   stats->residual_primal = info.residual_primal;
   stats->residual_dual = info.residual_dual;
   stats->converged = info.converged;
+  stats->recoveries = info.recoveries;
   stats->n_contacts = st->contacts.n;
   stats->max_penetration = maxpen;
   stats->wall_seconds = MPI_Wtime() - t0;

@@ -299,6 +299,7 @@ static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
   stats->residual_primal = info.residual_primal;
   stats->residual_dual = info.residual_dual;
   stats->converged = info.converged;
+  stats->recoveries = info.recoveries;
   stats->n_contacts = (int)counts[0];
   stats->max_penetration = maxpen;
   st->last_global_contacts = counts[0];

@@ -1,5 +1,5 @@
-/* Unit and scale invariance on the 2,000-sphere pour of the issue, with every solver
+/* Unit and scale invariance on the 2,000-sphere pour, every case, with every solver
  * (tests/units_invariance.h). */
 #include "units_invariance.h"
 
-int main(int argc, char **argv) { return units_invariance_main(argc, argv, 2000); }
+int main(int argc, char **argv) { return units_invariance_main(argc, argv, 2000, 1); }
