@@ -13,6 +13,7 @@ const sg_scenario *sg_scenario_find(const char *name);
 void sg_scenario_list(char *buf, int len);
 
 /* Shared pieces. */
+double sg_lattice_jitter(uint64_t *state);                       /* uniform in [-0.5, 0.5), fixed sequence */
 sg_err sg_add_ground(sg_scene *s, int material);                  /* plane z = 0 */
 sg_err sg_add_open_box(sg_scene *s, double half_x, double half_y, double height, double wall,
                        int material);                             /* floor plane + 4 fixed walls */
@@ -22,4 +23,5 @@ sg_err sg_add_open_cylinder(sg_scene *s, double radius, double height, double wa
 sg_err sg_generate_incline(sg_scene *s);
 sg_err sg_generate_stack(sg_scene *s);
 sg_err sg_generate_pile(sg_scene *s);
+sg_err sg_generate_silo(sg_scene *s);
 #endif

@@ -8,14 +8,6 @@
 #include "signorini/generate.h"
 #include "signorini/options.h"
 
-static double jitter(uint64_t *state) {
-  /* xorshift64*: a fixed sequence whatever the platform, so scenes are reproducible */
-  uint64_t x = *state;
-  x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-  *state = x;
-  return (double)((x * 2685821657736338717ULL) >> 11) / 9007199254740992.0 - 0.5;
-}
-
 typedef struct {
   long n, seed, staves;
   double r, h, density, diameter; /* radius, lattice spacing; inner diameter of a cylinder (0: the box's width) */
@@ -26,8 +18,8 @@ typedef struct {
  * inside the circle are used. Returns 0 for a site left out. */
 static int lattice_site(const pile_options *o, long nx, long ix, long iy, long iz, uint64_t *state, double *p) {
   const double half = 0.5 * nx * o->h, r = o->r, h = o->h;
-  p[0] = -half + (ix + 0.5) * h + 0.2 * (h - 2 * r) * jitter(state);
-  p[1] = -half + (iy + 0.5) * h + 0.2 * (h - 2 * r) * jitter(state);
+  p[0] = -half + (ix + 0.5) * h + 0.2 * (h - 2 * r) * sg_lattice_jitter(state);
+  p[1] = -half + (iy + 0.5) * h + 0.2 * (h - 2 * r) * sg_lattice_jitter(state);
   p[2] = r + 0.5 * (h - 2 * r) + iz * h;
   return !o->cylinder || hypot(p[0], p[1]) <= 0.5 * o->diameter - r - 0.1 * (h - 2 * r);
 }

@@ -8,7 +8,8 @@
 static const sg_scenario g_scenarios[] = {
   {"incline", "a box (or spheres) on a tilted plane", sg_generate_incline},
   {"stack", "a vertical stack of boxes on the ground", sg_generate_stack},
-  {"pile", "spheres poured into an open box", sg_generate_pile},
+  {"pile", "spheres poured into an open box (or a cylinder of boxes)", sg_generate_pile},
+  {"silo", "a square bin of boxes discharging through a square orifice in its floor", sg_generate_silo},
 };
 
 const sg_scenario *sg_scenario_find(const char *name) {
@@ -23,6 +24,14 @@ void sg_scenario_list(char *buf, int len) {
     size_t used = strlen(buf);
     snprintf(buf + used, (size_t)len - used, "%s%s", k ? "|" : "", g_scenarios[k].name);
   }
+}
+
+double sg_lattice_jitter(uint64_t *state) {
+  /* xorshift64*: a fixed sequence whatever the platform, so scenes are reproducible */
+  uint64_t x = *state;
+  x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+  *state = x;
+  return (double)((x * 2685821657736338717ULL) >> 11) / 9007199254740992.0 - 0.5;
 }
 
 sg_err sg_add_ground(sg_scene *s, int material) {

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Mass flow rate through a horizontal plane from signorini trajectories (a silo's discharge).
+
+Usage: discharge_rate.py [-z Z] [-window T0 T1] [-png FILE] [-label NAME ...] out1.h5 [out2.h5 ...]
+
+For each trajectory: the discharged mass M(t) = mass of the moving bodies whose centre is below
+z = Z (default 0, the floor of `signorini generate silo`), per frame; the rate W is the slope of a
+least-squares line through M(t) over the window (default: the second and third quarters of the run,
+after the start-up transient and before the bin runs low), with its standard error from the fit's
+residuals. Prints one line per file: W (kg/s), its standard error, bodies per second, the number of
+frames in the window. -png draws M(t) of every file and the fitted lines."""
+import sys
+
+import h5py
+import numpy as np
+
+
+def discharged_mass(path, z_plane):
+    with h5py.File(path, 'r') as f:
+        t = f['frames/time'][()]
+        moving = ~f['scene/bodies/fixed'][()].astype(bool)
+        shape = f['scene/bodies/shape'][()]
+        size = f['scene/bodies/size'][()]
+        density = f['scene/bodies/density'][()]
+        if np.any(shape[moving] != 0):
+            sys.exit(f'{path}: only sphere piles are handled (moving bodies that are not spheres)')
+        mass = density[moving] * 4.0 / 3.0 * np.pi * size[moving, 0] ** 3
+        z = f['frames/position'][:, moving, 2]
+    below = z < z_plane
+    return t, below @ mass, below.sum(axis=1), mass.mean()
+
+
+def fit_rate(t, m, window):
+    t0, t1 = window if window else (0.25 * t[-1], 0.75 * t[-1])
+    sel = (t >= t0) & (t <= t1)
+    if sel.sum() < 3:
+        sys.exit(f'fewer than 3 frames in the window [{t0:g}, {t1:g}] s')
+    A = np.vstack([t[sel], np.ones(sel.sum())]).T
+    coef, res, _, _ = np.linalg.lstsq(A, m[sel], rcond=None)
+    dof = max(sel.sum() - 2, 1)
+    sigma2 = float(res[0]) / dof if res.size else 0.0
+    cov = sigma2 * np.linalg.inv(A.T @ A)
+    return coef[0], coef[1], float(np.sqrt(cov[0, 0])), int(sel.sum()), (t0, t1)
+
+
+def main(argv):
+    z, window, png, labels, files = 0.0, None, None, [], []
+    k = 0
+    while k < len(argv):
+        a = argv[k]
+        if a == '-z':
+            z = float(argv[k + 1]); k += 2
+        elif a == '-window':
+            window = (float(argv[k + 1]), float(argv[k + 2])); k += 3
+        elif a == '-png':
+            png = argv[k + 1]; k += 2
+        elif a == '-label':
+            labels.append(argv[k + 1]); k += 2
+        elif a.startswith('-'):
+            sys.exit(f'unknown option {a}\n{__doc__}')
+        else:
+            files.append(a); k += 1
+    if not files:
+        sys.exit(__doc__)
+    curves = []
+    print(f'{"file":40s} {"W (kg/s)":>12s} {"std err":>10s} {"bodies/s":>10s} {"frames":>6s}')
+    for i, path in enumerate(files):
+        t, m, count, m1 = discharged_mass(path, z)
+        w, c, err, n, win = fit_rate(t, m, window)
+        print(f'{path:40s} {w:12.5e} {err:10.2e} {w / m1:10.1f} {n:6d}')
+        curves.append((labels[i] if i < len(labels) else path, t, m, w, c, win))
+    if png:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for label, t, m, w, c, win in curves:
+            line, = ax.plot(t, m * 1e3, label=f'{label}: W = {w * 1e3:.3g} g/s')
+            tt = np.array(win)
+            ax.plot(tt, (w * tt + c) * 1e3, '--', color=line.get_color(), lw=1)
+        ax.set_xlabel('t (s)')
+        ax.set_ylabel(f'mass below z = {z:g} m (g)')
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(png, dpi=120)
+        print(f'plot: {png}')
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])

@@ -1,0 +1,72 @@
+/* Box silo: a square bin of fixed boxes whose floor has a square orifice of side D in its middle,
+ * filled with n spheres on a jittered lattice that start to fall and flow out at once; a catch plane
+ * -drop below the floor gathers what left. The floor's top is z = 0, so the discharged mass at a
+ * frame is that of the spheres below z = 0. Built from boxes and a plane only (the cylindrical silo
+ * needs a cylinder shape). */
+#include <math.h>
+#include <stdint.h>
+#include "signorini/generate.h"
+#include "signorini/options.h"
+
+typedef struct {
+  long n, seed;
+  double r, density, width, orifice, drop, spacing;
+} silo_options;
+
+static sg_err read_silo_options(sg_scene *s, silo_options *o) {
+  double mu;
+  SG_CHECK(sg_opt_int("-n", 5000, 1, 100000000, "number of spheres", &o->n));
+  SG_CHECK(sg_opt_real("-radius", 0.001, 1e-6, 1e6, "sphere radius (m)", &o->r));
+  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
+  SG_CHECK(sg_opt_real("-mu", 0.5, 0.0, 100.0, "friction coefficient", &mu));
+  SG_CHECK(sg_opt_real("-width", 0.0, 0.0, 1e9, "inner width of the bin (m; 0: 32 radii)", &o->width));
+  SG_CHECK(sg_opt_real("-orifice", 0.0, 0.0, 1e9, "side of the square orifice (m; 0: 12 radii)", &o->orifice));
+  SG_CHECK(sg_opt_real("-drop", 0.0, 0.0, 1e9, "depth of the catch plane below the floor (m; 0: 100 radii)", &o->drop));
+  SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &o->spacing));
+  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
+  s->friction[0] = mu;
+  if (o->width <= 0) o->width = 32 * o->r;
+  if (o->orifice <= 0) o->orifice = 12 * o->r;
+  if (o->drop <= 0) o->drop = 100 * o->r;
+  if (o->orifice >= o->width) return sg_error_set(SG_ERR_ARG, "-orifice %g must be narrower than -width %g", o->orifice, o->width);
+  if (o->width < o->spacing * o->r) return sg_error_set(SG_ERR_ARG, "-width %g holds no lattice site", o->width);
+  return SG_OK;
+}
+
+/* The bin: four floor slabs around the orifice (top at z = 0), four walls, the catch plane. */
+static sg_err add_bin(sg_scene *s, const silo_options *o, double height) {
+  const double a = 0.5 * o->width, t = 2 * o->r, hd = 0.5 * o->orifice, outer = a + t;
+  const double side = 0.5 * (outer - hd), mid = 0.5 * (outer + hd);
+  const double slab_x[3] = {side, outer, 0.5 * t}, slab_y[3] = {hd, side, 0.5 * t};
+  for (int k = -1; k <= 1; k += 2) {
+    const double px[3] = {k * mid, 0, -0.5 * t}, py[3] = {0, k * mid, -0.5 * t};
+    SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, slab_x, 0, 1, 0, px, NULL, NULL, NULL));
+    SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, slab_y, 0, 1, 0, py, NULL, NULL, NULL));
+  }
+  const double wall_x[3] = {0.5 * t, outer, 0.5 * height}, wall_y[3] = {outer, 0.5 * t, 0.5 * height};
+  for (int k = -1; k <= 1; k += 2) {
+    const double px[3] = {k * (a + 0.5 * t), 0, 0.5 * height}, py[3] = {0, k * (a + 0.5 * t), 0.5 * height};
+    SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, wall_x, 0, 1, 0, px, NULL, NULL, NULL));
+    SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, wall_y, 0, 1, 0, py, NULL, NULL, NULL));
+  }
+  const double zero[3] = {0, 0, 0}, below[3] = {0, 0, -o->drop};
+  return sg_scene_add_body(s, SG_SHAPE_PLANE, zero, 0, 1, 0, below, NULL, NULL, NULL);
+}
+
+sg_err sg_generate_silo(sg_scene *s) {
+  silo_options o;
+  SG_CHECK(read_silo_options(s, &o));
+  const double h = o.spacing * o.r;
+  const long nx = (long)floor(o.width / h), layers = (o.n + nx * nx - 1) / (nx * nx);
+  SG_CHECK(sg_scene_reserve(s, (int)o.n + 9));
+  SG_CHECK(add_bin(s, &o, (layers + 2) * h));
+  uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o.seed;
+  const double size[3] = {o.r, 0, 0}, half = 0.5 * nx * h;
+  for (long k = 0; k < o.n; ++k) {
+    long ix = k % nx, iy = (k / nx) % nx, iz = k / (nx * nx);
+    double p[3] = {-half + (ix + 0.5) * h + 0.2 * (h - 2 * o.r) * sg_lattice_jitter(&state),
+                   -half + (iy + 0.5) * h + 0.2 * (h - 2 * o.r) * sg_lattice_jitter(&state), o.r + 0.5 * (h - 2 * o.r) + iz * h};
+    SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o.density, p, NULL, NULL, NULL));
+  }
+  return SG_OK;
+}
