@@ -13,7 +13,8 @@ enum {
   SG_ERR_FORMAT = 3,   /* malformed or inconsistent file content */
   SG_ERR_MEM = 4,      /* allocation failed */
   SG_ERR_NUMERIC = 5,  /* NaN/Inf, matrix not SPD, divergence */
-  SG_ERR_LIB = 6       /* error from MPI, PETSc, HDF5, METIS */
+  SG_ERR_LIB = 6,      /* error from MPI, PETSc, HDF5, METIS */
+  SG_ERR_INJECTED = 7  /* a test's injected fault (fault.h), never taken for a recoverable one */
 };
 
 /* Record a message (printf format) and return code. Keeps the first message until sg_error_clear. */
@@ -24,7 +25,13 @@ void sg_error_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 void sg_error_clear(void);
 
 /* Collective check at a phase boundary: returns the first non-zero code over all ranks (lowest rank
- * wins) and copies that rank's message to every rank, so all ranks stop with the same line. */
+ * wins) and copies that rank's message to every rank, so all ranks stop with the same line.
+ * The rule that keeps ranks in step: a function that takes part in collectives returns an error only
+ * once every rank has agreed on it through this check, so that after a failure all ranks leave by
+ * the same path and meet the same collectives. A rank-local error is carried to the next check (or
+ * to a flag in the next reduction), never returned straight past a collective the others enter.
+ * The check runs on a private duplicate of comm, cached on it: it can meet only another check, never
+ * one of the caller's collectives, so ranks out of step cannot exchange unrelated data. */
 sg_err sg_error_collective(MPI_Comm comm, sg_err local);
 
 #define SG_CHECK(call)                          \

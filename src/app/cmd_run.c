@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "fclib_dump.h"
 #include "progress.h"
+#include "signorini/fault.h"
 #include "signorini/io.h"
 #include "signorini/options.h"
 #include "signorini/solver.h"
@@ -137,6 +138,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err) err = sg_solver_create(comm, o.solver, &solver);
   if (!err) err = sg_solver_set_from_options(solver);
   if (!err) err = sg_opt_check_unused();
+  if (!err) err = sg_fault_setup();
   err = sg_error_collective(comm, err);
   if (!err) err = sg_error_collective(comm, check_checkpoint_path(comm, &o, scene_path));
   if (!err) err = sg_error_collective(comm, sg_fclib_dump_check(&o.dump, start_step, n_total, scene_path, o.out, o.checkpoint));
@@ -158,6 +160,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       sg_traj_set_attr(w, "restart_step", buf);
     }
     /* the first frame is the initial (or restored) state */
+    sg_fault_set_step(start_step);
     err = sg_error_collective(comm, sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st)));
   }
   if (err) goto done;
@@ -171,24 +174,27 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   int step_failed = 0;
   for (long k = 1; k <= n_steps; ++k) {
     sg_step_stats stats;
+    long long g = start_step + k; /* frames and checkpoints keep the cadence of the whole run */
+    sg_fault_set_step(g);
+    /* every rank leaves a failed step through this one check, the others as well as the failing one */
     err = sg_error_collective(comm, sg_stepper_step(st, &stats));
     if (err) {
       /* the scene still holds the last good state: keep it as the final frame of the .partial */
-      sg_error_append(" (in step %lld; the last good state, t = %.6g s, is the final frame of %s)", start_step + k,
-                      s.time, sg_traj_partial_name(w));
+      sg_error_append(" (in step %lld; the last good state, t = %.6g s, is the final frame of %s)", g, s.time,
+                      sg_traj_partial_name(w));
       sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st));
       step_failed = 1;
       break;
     }
     double tio = MPI_Wtime();
-    long long g = start_step + k; /* frames and checkpoints keep the cadence of the whole run */
     err = sg_traj_write_stats(w, &stats);
     if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st));
     err = sg_error_collective(comm, err);
     if (!err && o.checkpoint_every > 0 && g % o.checkpoint_every == 0) {
       int n_written;
       const sg_warm_entry *written = sg_stepper_warm_written(st, &n_written);
-      err = n_written < 0 ? SG_ERR_MEM : sg_checkpoint_write(comm, o.checkpoint, &s, &prm, written, n_written);
+      err = sg_error_collective(comm, n_written < 0 ? SG_ERR_MEM : SG_OK); /* before the collective write */
+      if (!err) err = sg_error_collective(comm, sg_checkpoint_write(comm, o.checkpoint, &s, &prm, written, n_written));
       if (!err) last_ckpt = g;
     }
     if (!err && g == o.dump.step) {
@@ -197,9 +203,13 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       err = sg_stepper_whole_problem(st, 0, &whole_buf, &whole);
       if (!err) err = sg_fclib_dump_after_step(comm, &o.dump, g, whole, scene_path, prm.dt, o.solver);
       sg_problem_destroy(&whole_buf);
+      err = sg_error_collective(comm, err);
     }
     sg_timer_add(SG_PHASE_IO, tio);
-    if (err) break;
+    if (err) {
+      sg_error_append(" (writing the output of step %lld)", g);
+      break;
+    }
     done_steps = k;
     sum_it += stats.iterations;
     sum_res += stats.contact_residual;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_internal.h"
+#include "signorini/fault.h"
 #include "signorini/io.h"
 
 #define STATS_BLOCK 256            /* steps buffered between two appends to /stats */
@@ -28,6 +29,7 @@ static const stat_field stat_fields[] = {
     {"stats/wall_seconds", offsetof(sg_step_stats, wall_seconds), 0},
     {"stats/converged", offsetof(sg_step_stats, converged), 1},
     {"stats/max_penetration", offsetof(sg_step_stats, max_penetration), 0},
+    {"stats/recoveries", offsetof(sg_step_stats, recoveries), 1},
 };
 #define N_STATS ((int)(sizeof stat_fields / sizeof stat_fields[0]))
 
@@ -111,7 +113,11 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
   *out = NULL;
   sg_h5_quiet();
   sg_traj_writer *w = calloc(1, sizeof *w);
-  if (!w) return sg_error_collective(comm, sg_error_set(SG_ERR_MEM, "out of memory opening %s", path));
+  sg_err err = sg_error_collective(comm, w ? SG_OK : sg_error_set(SG_ERR_MEM, "out of memory opening %s", path));
+  if (err) {
+    free(w);
+    return err;
+  }
   w->file = w->dxpl = w->d_time = H5I_INVALID_HID;
   for (int k = 0; k < FR_COUNT; ++k) w->d_frame[k] = H5I_INVALID_HID;
   for (int k = 0; k < N_STATS; ++k) w->d_stats[k] = H5I_INVALID_HID;
@@ -122,7 +128,6 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
   size_t len = strlen(path);
   w->path = malloc(len + 1);
   w->tmp = malloc(len + sizeof ".partial");
-  sg_err err = SG_OK;
   if (!w->path || !w->tmp) {
     err = sg_error_set(SG_ERR_MEM, "out of memory opening %s", path);
   } else {
@@ -192,25 +197,33 @@ static sg_err pick_rows(sg_traj_writer *w, const sg_scene *s, const int *owner, 
 
 sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s) { return sg_traj_write_frame_owned(w, s, NULL); }
 
+/* Frame f of field k (k == FR_COUNT: the time), extended and written; an error agreed by every rank,
+ * so that no rank enters the next collective HDF5 call alone (an I/O error may reach one rank only). */
+static sg_err write_frame_field(sg_traj_writer *w, int k, hsize_t f, int mine, const int64_t *gid, const double *data,
+                                double time) {
+  hid_t d = k < FR_COUNT ? w->d_frame[k] : w->d_time;
+  const char *name = k < FR_COUNT ? frame_fields[k].name : "/frames/time";
+  SG_CHECK(sg_error_collective(w->comm, sg_h5_extend(d, f + 1, w->path, name)));
+  sg_err err = k < FR_COUNT ? sg_h5_write_rows(d, H5T_NATIVE_DOUBLE, (long long)f, frame_fields[k].ncols, mine, gid,
+                                               data, w->dxpl, w->path, name)
+                            : sg_h5_write_range(d, H5T_NATIVE_DOUBLE, f, 1, w->rank == 0, &time, w->dxpl, w->path, name);
+  return sg_error_collective(w->comm, err);
+}
+
 sg_err sg_traj_write_frame_owned(sg_traj_writer *w, const sg_scene *s, const int *owner) {
   if (!w) return sg_error_set(SG_ERR_ARG, "sg_traj_write_frame: no trajectory writer");
   int mine = 0;
   const int64_t *gid = NULL;
   const double *data[FR_COUNT];
-  SG_CHECK(sg_error_collective(w->comm, pick_rows(w, s, owner, &mine, &gid, data)));
+  sg_err err = pick_rows(w, s, owner, &mine, &gid, data);
+  if (!err) err = sg_fault_check("output", sg_fault_step());
+  SG_CHECK(sg_error_collective(w->comm, err));
   SG_CHECK(sg_io_check_rows(w->comm, mine, gid, w->n, w->path));
   hsize_t f = (hsize_t)w->n_frames;
-  sg_err err = sg_grow((void **)&w->times, &w->times_cap, (int)(f + 1), sizeof(double), "frame times");
+  err = sg_grow((void **)&w->times, &w->times_cap, (int)(f + 1), sizeof(double), "frame times");
   err = sg_error_collective(w->comm, err);
-  if (!err) err = sg_h5_extend(w->d_time, f + 1, w->path, "/frames/time");
-  if (!err) err = sg_h5_write_range(w->d_time, H5T_NATIVE_DOUBLE, f, 1, w->rank == 0, &s->time, w->dxpl, w->path,
-                                    "/frames/time");
-  for (int k = 0; k < FR_COUNT && !err; ++k) {
-    err = sg_h5_extend(w->d_frame[k], f + 1, w->path, frame_fields[k].name);
-    if (!err) err = sg_h5_write_rows(w->d_frame[k], H5T_NATIVE_DOUBLE, (long long)f, frame_fields[k].ncols, mine,
-                                     gid, data[k], w->dxpl, w->path, frame_fields[k].name);
-  }
-  err = sg_error_collective(w->comm, err);
+  if (!err) err = write_frame_field(w, FR_COUNT, f, mine, gid, NULL, s->time);
+  for (int k = 0; k < FR_COUNT && !err; ++k) err = write_frame_field(w, k, f, mine, gid, data[k], s->time);
   if (err) return err;
   w->times[f] = s->time;
   w->n_frames++;
@@ -235,12 +248,13 @@ static sg_err flush_stats(sg_traj_writer *w) {
       if (sf->is_int) memcpy(&icol[i], p, sizeof(int));
       else memcpy(&dcol[i], p, sizeof(double));
     }
-    err = sg_h5_extend(w->d_stats[k], at + cnt, w->path, sf->name);
+    /* each collective HDF5 call agreed on before the next one */
+    err = sg_error_collective(w->comm, sg_h5_extend(w->d_stats[k], at + cnt, w->path, sf->name));
     if (!err) err = sg_h5_write_range(w->d_stats[k], sf->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, at, cnt,
                                       w->rank == 0, sf->is_int ? (void *)icol : (void *)dcol, w->dxpl, w->path,
                                       sf->name);
+    err = sg_error_collective(w->comm, err);
   }
-  err = sg_error_collective(w->comm, err);
   if (err) return err;
   w->n_stats += w->nbuf;
   w->nbuf = 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/fault.h"
 #include "signorini/newton.h"
 
 #define SG_PETSC(call)                                                           \
@@ -149,7 +150,8 @@ sg_err sg_newton_setup(sg_newton_sys *ns, const sg_problem *p) {
   return SG_OK;
 }
 
-sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *G) {
+/* The blocks of this rank's rows into H (local: no communication). */
+static sg_err add_blocks(sg_newton_sys *ns, const sg_problem *p, const double *G) {
   int maxd = ns->maxd, *rows = ns->cols, *cols = ns->cols + maxd;
   double *blk = ns->blk;
   SG_PETSC(MatZeroEntries(ns->H));
@@ -193,6 +195,15 @@ sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *
       }
     }
   }
+  return SG_OK;
+}
+
+sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *G) {
+  sg_err err = add_blocks(ns, p, G);
+  if (!err) err = sg_fault_check("solve", sg_fault_step()); /* a testing aid (fault.h) */
+  /* a rank whose blocks failed (a nonzero outside the preallocation, say) must not leave the others
+   * alone in the collective assembly */
+  SG_CHECK(sg_error_collective(ns->comm, err));
   SG_PETSC(MatAssemblyBegin(ns->H, MAT_FINAL_ASSEMBLY));
   SG_PETSC(MatAssemblyEnd(ns->H, MAT_FINAL_ASSEMBLY));
   SG_PETSC(KSPSetOperators(ns->ksp, ns->H, ns->H));

@@ -78,7 +78,8 @@ sg_err sg_solver_set_from_options(sg_solver *s) {
 
 sg_err sg_solver_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
   memset(info, 0, sizeof *info);
-  SG_CHECK(sg_problem_validate(p)); /* every solver gets finite, well-formed input */
+  /* every solver gets finite, well-formed input; each rank checks its part, all stop if one fails */
+  SG_CHECK(sg_error_collective(s->comm, sg_problem_validate(p)));
   return s->ops->solve(s, p, v, lambda, info);
 }
 

@@ -18,6 +18,7 @@
 #include "signorini/anderson.h"
 #include "signorini/cone.h"
 #include "signorini/exchange.h"
+#include "signorini/fault.h"
 #include "signorini/la.h"
 #include "signorini/options.h"
 #include "signorini/solver.h"
@@ -371,6 +372,12 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
   return SG_OK;
 }
 
+/* factorize, then on the rank that SG_FAULT names the injected failure of fault_phase (fault.h) */
+static sg_err factorize_or_fault(subadmm *d, const sg_problem *p, double beta, const char *fault_phase) {
+  SG_CHECK(factorize(d, p, beta));
+  return sg_fault_check(fault_phase, sg_fault_step());
+}
+
 /* Initial penalty: geometric mean over subsystems with constraints of the pseudo-density
  * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a block is its largest
  * diagonal entry (the body mass for a rigid body). Each rank sums the logarithms of its own
@@ -588,6 +595,12 @@ static sg_err save_if_better(subadmm *d, const sg_problem *p, const double *v, c
   return SG_OK;
 }
 
+/* With the De Saxce terms frozen over several iterations each update starts a new inner problem:
+ * a residual of the previous one does not compare with the next one's. */
+static void forget_saved_if_outer(subadmm *d) {
+  if (d->shift_every > 1) d->saved_valid = 0;
+}
+
 static void restore_saved(const subadmm *d, const sg_problem *p, double *v, double *lambda) {
   memcpy(v, d->saved_v, (size_t)sg_problem_n_v(p) * sizeof(double));
   memcpy(lambda, d->saved_lambda, (size_t)sg_problem_n_rows(p) * sizeof(double));
@@ -617,7 +630,7 @@ static sg_err restart_from_saved(subadmm *d, const sg_problem *p, double *v, dou
  * this solve. beta z_ij is kept, so the stored sums are rescaled on success. Returns 1 if taken back. */
 static sg_err adapt_penalty(subadmm *d, const sg_problem *p, double nb, double *beta, int *taken_back) {
   double ti = MPI_Wtime();
-  sg_err err = sg_error_collective(d->comm, factorize(d, p, nb));
+  sg_err err = sg_error_collective(d->comm, factorize_or_fault(d, p, nb, "refactorization"));
   *taken_back = err == SG_ERR_NUMERIC;
   if (*taken_back) {
     sg_error_clear();
@@ -656,7 +669,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   count_pairs(d, p);
   double beta = d->beta_user;
   if (!(beta > 0)) SG_CHECK(sg_error_collective(d->comm, initial_beta(d, p, &beta)));
-  SG_CHECK(sg_error_collective(d->comm, factorize(d, p, beta)));
+  SG_CHECK(sg_error_collective(d->comm, factorize_or_fault(d, p, beta, "factorization")));
   sg_timer_add(SG_PHASE_FACTOR, t0);
   info->refactorizations = 1;
   if (!any[1]) { /* free motion: one exact solve */
@@ -706,12 +719,14 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     update_shift(d, p);
   }
   int it = 0, shifted_at = 0, adapt = d->adapt, restarts = 0;
+  sg_err failed = SG_OK; /* a rank-local error, held until the next reduction stops every rank (error.h) */
   d->saved_valid = 0;
   for (;;) {
     if (d->desaxce && it - shifted_at >= d->shift_every) {
       update_shift(d, p);
       shifted_at = it;
       if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* the map changed */
+      forget_saved_if_outer(d);
     }
     if (d->anderson_m > 0) { /* the iteration is a map of (s_rhs, lambda) alone */
       memcpy(d->state, d->s_rhs, (size_t)nv * sizeof(double));
@@ -725,9 +740,13 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     v_update_range(d, p, v, d->n_boundary, d->n_my_sub);
     pair_values(d, p, v, lambda, beta, d->ipairs, d->n_ipairs);
     sg_timer_add(SG_PHASE_ITERATE, ti);
-    if (d->size > 1) SG_CHECK(exchange_finish(d));
+    if (d->size > 1) {
+      sg_err halo = exchange_finish(d);
+      if (!failed) failed = halo;
+    }
     ti = MPI_Wtime();
     theta_p = constraint_update(d, p, lambda, beta);
+    if (!failed && it == 2) failed = sg_fault_check("solve", sg_fault_step()); /* a testing aid (fault.h) */
     /* residuals (42) and their reduction every check_every iterations (and at the cap): fewer
      * global synchronizations; beta adapts only then, so it stays the same on every rank */
     const int check = (it + 1) % d->check_every == 0 || (s->max_it > 0 && it + 1 >= s->max_it);
@@ -738,14 +757,17 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       ++it;
       continue;
     }
-    if (d->size > 1) { /* max is exact in any order: every rank sees the same residuals */
-      double loc[2] = {theta_p, theta_d}, glob[2];
+    int stop = failed != SG_OK;
+    if (d->size > 1) { /* max is exact in any order: every rank sees the same residuals and failure flag */
+      double loc[3] = {theta_p, theta_d, stop}, glob[3];
       ti = MPI_Wtime();
-      MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_MAX, d->comm);
+      MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MAX, d->comm);
       sg_timer_add(SG_PHASE_REDUCE, ti);
       theta_p = glob[0];
       theta_d = glob[1];
+      stop = glob[2] > 0;
     }
+    if (stop) return sg_error_collective(d->comm, failed); /* the failing rank's message, on every rank */
     ++it;
     if (s->monitor && rank == 0)
       printf("  subadmm %4d  theta_p %.3e  theta_d %.3e  beta %.3e\n", it, theta_p, theta_d, beta);
@@ -769,6 +791,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       update_shift(d, p);
       shifted_at = it;
       if (d->anderson_m > 0) sg_anderson_reset(&d->aa);
+      forget_saved_if_outer(d);
     }
     if (s->max_it > 0 && it >= s->max_it) break;
     if (d->anderson_m > 0) {
@@ -782,7 +805,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       /* safeguard: a jump in the fixed-point residual means the history misleads; start over */
       if (fn > 2 * fnorm_prev) sg_anderson_reset(&d->aa);
       fnorm_prev = fn;
-      SG_CHECK(sg_anderson_step(&d->aa, d->state, d->image));
+      failed = sg_anderson_step(&d->aa, d->state, d->image); /* checked with the next residuals */
       memcpy(d->s_rhs, d->image, (size_t)nv * sizeof(double));
       memcpy(lambda, d->image + nv, (size_t)nrow * sizeof(double));
     }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/assemble.h"
+#include "signorini/fault.h"
 #include "signorini/integrate.h"
 #include "signorini/options.h"
 #include "signorini/partition.h"
@@ -260,7 +261,9 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
       st->last_repartition_step = (long)s->step;
     }
   }
-  SG_CHECK(sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts));
+  sg_err err = sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts);
+  if (!err) err = sg_fault_check("collision", s->step + 1); /* a testing aid (fault.h) */
+  SG_CHECK(sg_error_collective(st->comm, err));
   sg_timer_add(SG_PHASE_COLLISION, t0);
   double ta = MPI_Wtime();
   SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n, sizeof(int), "body map"));

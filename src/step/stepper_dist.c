@@ -13,6 +13,7 @@
 #include <string.h>
 #include "signorini/assemble.h"
 #include "signorini/exchange.h"
+#include "signorini/fault.h"
 #include "signorini/integrate.h"
 #include "signorini/partition.h"
 #include "signorini/partition_dist.h"
@@ -193,16 +194,20 @@ static sg_err metric(sg_stepper *st, long long n_global, double *residual) {
   int nv = sg_problem_n_v(p);
   *residual = 0;
   int n_ghosts = s->n - st->n_local;
-  SG_CHECK(sg_grow((void **)&st->metric_v, &st->cap_metric_v, nv + 6 * n_ghosts + 1, sizeof(double), "metric"));
-  SG_CHECK(sg_grow((void **)&st->metric_terms, &st->cap_metric_terms, st->contacts.n + 1, sizeof(double), "metric"));
+  /* rank-local errors agreed on before each collective below (error.h) */
+  sg_err err = sg_grow((void **)&st->metric_v, &st->cap_metric_v, nv + 6 * n_ghosts + 1, sizeof(double), "metric");
+  if (!err) err = sg_grow((void **)&st->metric_terms, &st->cap_metric_terms, st->contacts.n + 1, sizeof(double), "metric");
+  if (!err) err = sg_metric_velocity(p, st->lambda, st->metric_v);
+  SG_CHECK(sg_error_collective(st->comm, err));
   double *v = st->metric_v, *ghost_vals = st->metric_v + nv;
-  SG_CHECK(sg_metric_velocity(p, st->lambda, v));
   if (st->size > 1) { /* the ghosts' vhat from their owners, where their subsystems sit in v */
     int *offset = sg_calloc((size_t)st->n_local + 1, sizeof *offset, "metric offsets");
-    if (!offset) return SG_ERR_MEM;
-    for (int i = 0; i < st->n_local; ++i)
-      if (!s->fixed[i]) offset[i] = p->sub_off[st->sub_of_body[i]];
-    sg_err err = sg_ghosts_forward(&st->gh, v, offset, 6, ghost_vals);
+    err = sg_error_collective(st->comm, offset ? SG_OK : SG_ERR_MEM);
+    if (!err) {
+      for (int i = 0; i < st->n_local; ++i)
+        if (!s->fixed[i]) offset[i] = p->sub_off[st->sub_of_body[i]];
+      err = sg_error_collective(st->comm, sg_ghosts_forward(&st->gh, v, offset, 6, ghost_vals));
+    }
     free(offset);
     SG_CHECK(err);
     for (int i = st->n_local; i < s->n; ++i)
@@ -230,6 +235,7 @@ static sg_err build_problem(sg_stepper *st) {
   for (int i = 0; i < s->n; ++i)
     st->ws_owner[i] = i < st->n_local ? (s->fixed[i] ? -1 : st->rank) : st->gh.ghost_owner[i - st->n_local];
   SG_CHECK(sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts));
+  SG_CHECK(sg_fault_check("collision", s->step + 1)); /* a testing aid (fault.h) */
   /* the contacts of owned bodies, in the canonical order; the keeper of each */
   SG_CHECK(sg_grow((void **)&st->kept, &st->cap_kept, st->contacts.n + 1, 1, "contact keepers"));
   int m = 0;
@@ -259,15 +265,15 @@ static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
   sg_scene *s = st->s;
   const sg_problem *p = &st->prob;
   int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
-  SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv + 1, sizeof(double), "velocities"));
-  SG_CHECK(sg_grow((void **)&st->lambda, &st->cap_row, nrow + 1, sizeof(double), "multipliers"));
+  sg_err err = sg_grow((void **)&st->v, &st->cap_v, nv + 1, sizeof(double), "velocities");
+  if (!err) err = sg_grow((void **)&st->lambda, &st->cap_row, nrow + 1, sizeof(double), "multipliers");
+  SG_CHECK(sg_error_collective(st->comm, err)); /* before the solver's collectives */
   /* warm starts: vhat from the current velocities (ghosts' too), lambda by contact identity */
   sg_stepper_warm_start_velocity(st);
   sg_stepper_warm_start_lambda(st);
   sg_solve_info info;
   SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, &info));
   if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = sg_stepper_measure_imbalance(st);
-  sg_err err = SG_OK;
   for (int i = 0; i < st->n_local && !err; ++i)
     for (int r = 0; owned(st, i) && r < 6 && !err; ++r)
       if (!isfinite(st->v[p->sub_off[st->sub_of_body[i]] + r]))
