@@ -385,7 +385,7 @@ static sg_err factorize_or_fault(subadmm *d, const sg_problem *p, double beta, c
  * over ranks is exact (sg_sum_reproducible), so beta has the same bits whatever P. */
 static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) {
   double *logs = sg_calloc((size_t)d->n_my_sub + 1, sizeof *logs, "SubADMM pseudo-densities");
-  if (!logs) return SG_ERR_MEM;
+  SG_CHECK(sg_error_collective(d->comm, logs ? SG_OK : SG_ERR_MEM)); /* before the reduction below */
   int n = 0;
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k];
@@ -646,6 +646,40 @@ static sg_err adapt_penalty(subadmm *d, const sg_problem *p, double nb, double *
   return SG_OK;
 }
 
+/* Anderson's memory and the state vectors of one solve (-subadmm_anderson m > 0). */
+static sg_err setup_anderson(subadmm *d, const sg_problem *p, int nv, int nrow) {
+  const int nstate = nv + nrow;
+  if (d->aa.n != nstate || d->aa.m != d->anderson_m) {
+    sg_anderson_destroy(&d->aa);
+    SG_CHECK(sg_anderson_init(&d->aa, d->anderson_m, nstate));
+  }
+  sg_anderson_reset(&d->aa);
+  int c = d->cap_state;
+  SG_CHECK(sg_grow((void **)&d->state, &c, nstate, sizeof(double), "SubADMM state"));
+  c = d->cap_state;
+  SG_CHECK(sg_grow((void **)&d->image, &c, nstate, sizeof(double), "SubADMM state"));
+  c = d->cap_state;
+  SG_CHECK(sg_grow((void **)&d->diff, &c, nstate, sizeof(double), "SubADMM state"));
+  c = d->cap_state;
+  SG_CHECK(sg_grow((void **)&d->state_mine, &c, nstate, 1, "SubADMM state"));
+  d->cap_state = c;
+  /* each entry counted once over the ranks: s_rhs of own subsystems, lambda of the constraints
+   * whose first pair is own (a shared constraint's lambda is the same on both ranks); the sums are
+   * reproducible, so the accelerated iterates keep their bits whatever P */
+  memset(d->state_mine, 0, (size_t)nstate);
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    int j = d->my_sub[k];
+    memset(d->state_mine + p->sub_off[j], 1, (size_t)p->sub_dof[j]);
+  }
+  for (int k = 0; k < d->n_my_con; ++k) {
+    int i = d->my_con[k];
+    if (owner_of(p, p->pair_sub[p->con_pair[i]]) == d->rank)
+      memset(d->state_mine + nv + p->con_row[i], 1, (size_t)sg_con_rows(p->kind[i]));
+  }
+  sg_anderson_set_reduction(&d->aa, d->comm, d->state_mine);
+  return SG_OK;
+}
+
 static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
   subadmm *d = s->data;
   int rank;
@@ -685,37 +719,10 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   if (d->anderson_m > 0) {
     if (d->relax != 1.0) return sg_error_set(SG_ERR_ARG, "-subadmm_anderson needs -subadmm_relax 1");
     if (d->check_every != 1) return sg_error_set(SG_ERR_ARG, "-subadmm_anderson needs -subadmm_check_every 1");
-    if (d->aa.n != nstate || d->aa.m != d->anderson_m) {
-      sg_anderson_destroy(&d->aa);
-      SG_CHECK(sg_anderson_init(&d->aa, d->anderson_m, nstate));
-    }
-    sg_anderson_reset(&d->aa);
-    int c = d->cap_state;
-    SG_CHECK(sg_grow((void **)&d->state, &c, nstate, sizeof(double), "SubADMM state"));
-    c = d->cap_state;
-    SG_CHECK(sg_grow((void **)&d->image, &c, nstate, sizeof(double), "SubADMM state"));
-    c = d->cap_state;
-    SG_CHECK(sg_grow((void **)&d->diff, &c, nstate, sizeof(double), "SubADMM state"));
-    c = d->cap_state;
-    SG_CHECK(sg_grow((void **)&d->state_mine, &c, nstate, 1, "SubADMM state"));
-    d->cap_state = c;
-    /* each entry counted once over the ranks: s_rhs of own subsystems, lambda of the constraints
-     * whose first pair is own (a shared constraint's lambda is the same on both ranks); the sums are
-     * reproducible, so the accelerated iterates keep their bits whatever P */
-    memset(d->state_mine, 0, (size_t)nstate);
-    for (int k = 0; k < d->n_my_sub; ++k) {
-      int j = d->my_sub[k];
-      memset(d->state_mine + p->sub_off[j], 1, (size_t)p->sub_dof[j]);
-    }
-    for (int k = 0; k < d->n_my_con; ++k) {
-      int i = d->my_con[k];
-      if (owner_of(p, p->pair_sub[p->con_pair[i]]) == d->rank)
-        memset(d->state_mine + nv + p->con_row[i], 1, (size_t)sg_con_rows(p->kind[i]));
-    }
-    sg_anderson_set_reduction(&d->aa, d->comm, d->state_mine);
+    SG_CHECK(sg_error_collective(d->comm, setup_anderson(d, p, nv, nrow)));
   }
   if (d->desaxce) {
-    SG_CHECK(sg_grow((void **)&d->shift, &d->cap_shift, p->n_con, sizeof(double), "De Saxce terms"));
+    SG_CHECK(sg_error_collective(d->comm, sg_grow((void **)&d->shift, &d->cap_shift, p->n_con, sizeof(double), "De Saxce terms")));
     update_shift(d, p);
   }
   int it = 0, shifted_at = 0, adapt = d->adapt, restarts = 0;
