@@ -21,25 +21,51 @@ void sg_contacts_destroy(sg_contacts *c);
 /* Ordering that defines a contact's identity across steps. */
 int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y);
 
-/* Candidate pairs (i, j) whose bounding spheres, grown by margin, overlap. Uses a uniform grid
- * sized on the typical body; bodies much larger than a cell (walls, planes) are tested against
- * all others through their bounding boxes. Pairs of two fixed bodies are skipped. */
+/* Speculative contacts follow the relative motion of a pair over one step of length dt: with
+ * linear velocities v and angular velocities w taken constant over the step, body j moves by
+ * dt (v_j - v_i) relative to body i, and rotation moves a body's surface by at most
+ * dt |w| times its rotation lever (the farthest point of the body's core from its centre: 0 for
+ * a sphere, the half length for a capsule, the half diagonal for a box). Bodies moving together
+ * therefore meet no more contacts than at rest, and a fast body still meets its contacts before
+ * it penetrates. Fixed bodies have zero velocity. */
+
+/* Candidate pairs (i, j): bodies that can come within margin of each other during the step,
+ * i.e. the pairs that sg_pair_may_touch accepts, each once, in no particular order. Bodies of
+ * typical size are found on a uniform grid through their swept boxes (fast ones on coarser
+ * grids); bodies much larger than a cell (walls, planes) are tested against all others. Pairs of
+ * two fixed bodies are skipped. dt = 0 gives the static pairs (bounding spheres within margin).
+ * Time and memory go about linearly with the bodies, the cells their sweeps cross and the pairs. */
 typedef struct {
   int n, cap;
   int *pairs;          /* [n][2], smaller local index first */
+  struct sg_broadphase_work *work; /* scratch kept from call to call */
 } sg_broadphase;
 
-/* sweep_dt > 0 grows each body's bound by the distance it can travel in that time (speculative
- * contacts: a fast body meets its contacts before it reaches them, not after penetrating). */
-sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double sweep_dt);
+sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double dt);
 void sg_broadphase_destroy(sg_broadphase *bp);
+
+/* The exact relative test of the broad phase: can bodies i and j come within margin during the
+ * step? Their bounding spheres (which rotation leaves in place) along the relative straight-line
+ * motion: the distance of the segment x_j - x_i + t dt (v_j - v_i), t in [0, 1], from the origin
+ * below R_i + R_j + margin (tighter than |x_j - x_i| < R_i + R_j + margin + dt |v_j - v_i|, which
+ * it implies); a plane, and a box grown by its own rotation sweep, test that segment against
+ * their faces instead or as well. Symmetric in i and j, bit for bit. */
+int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt);
 
 /* World placement of body i (R from its quaternion). */
 void sg_scene_geom(const sg_scene *s, int i, sg_geom *g);
 
 /* Upper bound of the speed of any point of body i (|v| + |w| times its bounding radius). */
 double sg_body_speed_bound(const sg_scene *s, int i);
-/* Broad + narrow phase: all contacts with gap < margin + sweep_dt (speed bound of a + of b). */
-sg_err sg_find_contacts(const sg_scene *s, double margin, double sweep_dt, sg_broadphase *bp, sg_contacts *out);
+/* How far rotation can move the surface of body i during dt: dt |w| times its rotation lever. */
+double sg_body_rotation_sweep(const sg_scene *s, int i, double dt);
+/* Displacement of body j relative to body i over the step: dt (v_j - v_i), fixed bodies at rest.
+ * The one measure of relative motion of the broad phase (sg_pair_may_touch) and of the reach. */
+void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3]);
+/* Narrow-phase reach of the pair: margin + dt |v_i - v_j| + rotation sweeps of i and j. The
+ * same value whatever the order of i and j. */
+double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt);
+/* Broad + narrow phase: the contacts of the candidate pairs with gap < sg_pair_reach. */
+sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out);
 
 #endif

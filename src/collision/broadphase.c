@@ -1,38 +1,369 @@
-/* Broad phase on a uniform grid (cell lists). Bodies of typical size are binned by centre into
- * cubic cells of edge h = 2 r_max + margin, so two such bodies whose margin-grown bounding spheres
- * overlap always sit in the same or adjacent cells; each cell is looked up in a hash table, giving
- * O(N) work. The few oversized bodies (planes, walls, floors) are tested against every body with a
- * cheap exact-bound test instead of inflating the cells. */
+/* Broad phase on a uniform grid of swept boxes.
+ *
+ * The candidate test (sg_pair_may_touch) follows the relative motion of a pair, so the cells do
+ * not grow with the sweep: they keep the static edge h = 2 r_max + margin, and each body of
+ * typical size enters every cell that its swept box overlaps, the box around the segment from x
+ * to x + dt (v - v_ref) grown by R + margin / 2. Any common velocity v_ref leaves relative
+ * motion unchanged; the median velocity makes a flow that moves as one sweep almost nothing.
+ * Two bodies that pass the test have overlapping swept boxes (at the time of their closest
+ * approach their centres are within R_i + R_j + margin, so their boxes at that time overlap,
+ * and each lies in its swept box). A pair is examined only in the cell that holds the lower
+ * corner of the intersection of the two boxes, a cell both bodies entered: each pair once, with
+ * no sort. Work and memory go with the cells entered and the pairs examined, about linear in N.
+ *
+ * A body whose swept box would enter more than SG_MAX_CELLS cells goes up to a coarser level,
+ * cells of edge 2^l h, the first where it enters no more. A body also looks up, without entering
+ * them, the cells of each coarser level in use that its box overlaps, which finds its pairs with
+ * the bodies there (examined in the cell of that level holding the lower corner, as above).
+ *
+ * Oversized bodies are tested against every body with the exact test: bodies much larger than
+ * the median (planes, walls, floors), and the rare body too fast for the coarsest level. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/collision.h"
 #include "signorini/la.h"
 
-/* A body is "oversized" when its bounding radius exceeds this multiple of the median radius. */
-#define SG_BIG_FACTOR 4.0
+/* ---- the exact relative test ---- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* Does the segment p + t d, t in [0, 1], come within r of the origin? */
+static int segment_within(const double *p, const double *d, double r) {
+  double dd = v3_dot(d, d), t = 0, q[3];
+  if (dd > 0) t = fmin(1.0, fmax(0.0, -v3_dot(p, d) / dd));
+  v3_copy(q, p);
+  v3_axpy(q, t, d);
+  return v3_dot(q, q) < r * r;
 }
 
-static int64_t cell_key(int64_t ix, int64_t iy, int64_t iz) {
-  /* 21 bits per axis, offset so that negative coordinates map to positive ranges. */
-  const int64_t off = 1 << 20, mask = (1 << 21) - 1;
-  return (((ix + off) & mask) << 42) | (((iy + off) & mask) << 21) | ((iz + off) & mask);
+/* Does the segment x + t d come within r of the half-space of plane k? */
+static int plane_meets_segment(const sg_scene *s, int k, const double *x, const double *d, double r) {
+  double R[9], n[3], rel[3];
+  quat_to_mat(R, s->quat + 4 * k);
+  m3_col(n, R, 2);
+  v3_sub(rel, x, s->pos + 3 * k);
+  double start = v3_dot(rel, n);
+  return fmin(start, start + v3_dot(d, n)) < r;
+}
+
+/* Does the segment x + t d cross box k grown by r along each of its axes (a slab clip)? */
+static int box_meets_segment(const sg_scene *s, int k, const double *x, const double *d, double r) {
+  double R[9], rel[3], p[3], e[3];
+  quat_to_mat(R, s->quat + 4 * k);
+  v3_sub(rel, x, s->pos + 3 * k);
+  m3t_mul_v(p, R, rel);
+  m3t_mul_v(e, R, d);
+  double t_in = 0, t_out = 1;
+  for (int a = 0; a < 3; ++a) {
+    double half = s->size[3 * k + a] + r;
+    if (e[a] == 0) {
+      if (fabs(p[a]) > half) return 0;
+      continue;
+    }
+    double t1 = (-half - p[a]) / e[a], t2 = (half - p[a]) / e[a];
+    t_in = fmax(t_in, fmin(t1, t2));
+    t_out = fmin(t_out, fmax(t1, t2));
+    if (t_in > t_out) return 0;
+  }
+  return 1;
+}
+
+int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt) {
+  if (i == j || (s->fixed[i] && s->fixed[j])) return 0;
+  if (s->gid[j] < s->gid[i]) { int t = i; i = j; j = t; } /* the same roundings in either order */
+  double d[3], back[3], p[3];
+  sg_pair_displacement(s, i, j, dt, d);
+  v3_scale(back, d, -1.0);
+  const double *xi = s->pos + 3 * i, *xj = s->pos + 3 * j;
+  double ri = sg_body_bounding_radius(s, i), rj = sg_body_bounding_radius(s, j);
+  int plane_i = s->shape[i] == SG_SHAPE_PLANE, plane_j = s->shape[j] == SG_SHAPE_PLANE;
+  /* planes are fixed, and a bounding sphere stays in place while its body turns */
+  if (plane_i || plane_j) {
+    if (plane_i && plane_j) return 0;
+    return plane_i ? plane_meets_segment(s, i, xj, d, rj + margin) : plane_meets_segment(s, j, xi, back, ri + margin);
+  }
+  v3_sub(p, xj, xi);
+  if (!segment_within(p, d, ri + rj + margin)) return 0;
+  /* a box's faces turn with it: grow its slabs by its own rotation sweep */
+  if (s->shape[i] == SG_SHAPE_BOX && !box_meets_segment(s, i, xj, d, rj + margin + sg_body_rotation_sweep(s, i, dt)))
+    return 0;
+  if (s->shape[j] == SG_SHAPE_BOX && !box_meets_segment(s, j, xi, back, ri + margin + sg_body_rotation_sweep(s, j, dt)))
+    return 0;
+  return 1;
+}
+
+/* ---- the grid ---- */
+
+/* A body is oversized when its bounding radius exceeds this multiple of the median radius. */
+#define SG_BIG_FACTOR 4.0
+/* Most cells a body enters; above, it goes to a coarser level (at most SG_MAX_LEVEL). */
+#define SG_MAX_CELLS 64
+#define SG_MAX_LEVEL 15
+
+/* The element of rank n / 2 of x[0 .. n) (x is reordered): quickselect, linear on average. */
+static double median_of(double *x, int n) {
+  int lo = 0, hi = n - 1, k = n / 2;
+  while (lo < hi) {
+    double pivot = x[lo + (hi - lo) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (x[i] < pivot) i++;
+      while (x[j] > pivot) j--;
+      if (i <= j) { double t = x[i]; x[i++] = x[j]; x[j--] = t; }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return x[k];
+}
+
+/* Level in the top 4 bits, then 20 bits per axis, offset so that negative coordinates map to
+ * positive ranges. Distant cells may share a key; a pair is still examined once, in the cell
+ * of its lower corner, since no body spans 2^20 cells. */
+static uint64_t cell_key(int level, const int64_t *c) {
+  const int64_t off = 1 << 19, mask = (1 << 20) - 1;
+  return (uint64_t)level << 60 | (uint64_t)((c[0] + off) & mask) << 40 | (uint64_t)((c[1] + off) & mask) << 20 |
+         (uint64_t)((c[2] + off) & mask);
 }
 
 typedef struct {
-  int64_t key;
-  int body;
-} keyed_body;
+  double lo[3], hi[3];
+} box3;
 
-static int cmp_keyed(const void *a, const void *b) {
-  const keyed_body *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return (x->body > y->body) - (x->body < y->body);
+typedef struct {
+  box3 box;          /* swept box */
+  int64_t lo[3];     /* lowest cell of its range on its level */
+  double radius;     /* static bounding radius */
+  int first_entry;   /* its cells: entry_cell[first_entry .. first_entry + n_entries) */
+  int n_entries;
+  int level;         /* grid level; -1: oversized, tested against every body */
+} grid_body;
+
+typedef struct {
+  uint64_t key;
+  int cell; /* -1: empty slot */
+} cell_slot;
+
+/* Scratch of the broad phase, kept between calls so that a step reuses the memory of the last.
+ * Cells are numbered in the order they are first entered (bodies near each other in storage get
+ * nearby numbers) and found by key in an open-addressing hash kept under half full. */
+struct sg_broadphase_work {
+  const sg_scene *s;
+  double margin, dt, h;
+  unsigned levels_used;  /* bit l set: some body entered level l */
+  grid_body *body;
+  int *big, n_big;       /* the oversized bodies */
+  double *scratch;       /* medians */
+  int *entry_cell;       /* the cells entered, body by body, in FOR_CELLS order */
+  int *cell_body;        /* the bodies of each cell, cell by cell, ascending */
+  int *count, *start;    /* bodies of cell k: cell_body[start[k] .. start[k] + count[k]) */
+  int n_cells;
+  cell_slot *slots;
+  int n_slots, shift;    /* n_slots = 2^(64 - shift) */
+  int cap_body, cap_big, cap_scratch, cap_entry_cell, cap_cell_body, cap_count, cap_start;
+};
+typedef struct sg_broadphase_work grid;
+
+static void grid_free(grid *g) {
+  if (!g) return;
+  free(g->body); free(g->big); free(g->scratch); free(g->entry_cell); free(g->cell_body);
+  free(g->count); free(g->start); free(g->slots);
+  free(g);
 }
+
+/* ---- cell numbers ---- */
+
+static sg_err slots_alloc(grid *g, int n_slots) {
+  free(g->slots);
+  g->n_slots = n_slots;
+  g->shift = 64;
+  for (int c = n_slots; c > 1; c >>= 1) g->shift--;
+  g->slots = malloc((size_t)n_slots * sizeof *g->slots);
+  if (!g->slots) return sg_error_set(SG_ERR_MEM, "out of memory for the broad-phase cells");
+  for (int k = 0; k < n_slots; ++k) g->slots[k].cell = -1;
+  return SG_OK;
+}
+
+/* The slot that holds key, or the empty slot where it goes. The key's bits are mixed first
+ * (murmur3's finalizer): neighbouring cells must not crowd into neighbouring slots. */
+static int slot_of(const grid *g, uint64_t key) {
+  uint64_t h = key;
+  h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDULL;
+  h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53ULL;
+  int k = (int)((h ^ (h >> 33)) >> g->shift);
+  while (g->slots[k].cell >= 0 && g->slots[k].key != key) k = (k + 1) & (g->n_slots - 1);
+  return k;
+}
+
+static sg_err slots_grow(grid *g) {
+  cell_slot *old = g->slots;
+  int n_old = g->n_slots;
+  g->slots = NULL;
+  SG_CHECK(slots_alloc(g, 2 * n_old));
+  for (int k = 0; k < n_old; ++k)
+    if (old[k].cell >= 0) g->slots[slot_of(g, old[k].key)] = old[k];
+  free(old);
+  return SG_OK;
+}
+
+/* The number of the cell of key, a new one when first seen. */
+static sg_err enter_cell(grid *g, uint64_t key, int *cell) {
+  if (2 * (g->n_cells + 1) > g->n_slots) SG_CHECK(slots_grow(g));
+  int k = slot_of(g, key);
+  if (g->slots[k].cell < 0) {
+    SG_CHECK(sg_grow((void **)&g->count, &g->cap_count, g->n_cells + 1, sizeof *g->count, "cell counts"));
+    g->count[g->n_cells] = 0;
+    g->slots[k] = (cell_slot){key, g->n_cells++};
+  }
+  *cell = g->slots[k].cell;
+  return SG_OK;
+}
+
+/* Empty table, sized for about as many cells as the last call had (or two per body). */
+static sg_err clear_cells(grid *g, int n_bodies) {
+  int want = 16;
+  while (want < 2 * n_bodies || want < 2 * g->n_cells) want *= 2;
+  g->n_cells = 0;
+  if (want > g->n_slots) return slots_alloc(g, want);
+  for (int k = 0; k < g->n_slots; ++k) g->slots[k].cell = -1;
+  return SG_OK;
+}
+
+/* ---- placing the bodies ---- */
+
+/* Median of each velocity component over the moving bodies of typical size. */
+static void median_velocity(grid *g, double *vref) {
+  const sg_scene *s = g->s;
+  for (int k = 0; k < 3; ++k) {
+    int m = 0;
+    for (int i = 0; i < s->n; ++i)
+      if (g->body[i].level >= 0 && !s->fixed[i]) g->scratch[m++] = s->vel[6 * i + k];
+    vref[k] = m ? median_of(g->scratch, m) : 0.0;
+  }
+}
+
+/* Planes and bodies much larger than the median radius are oversized; the cell edge comes from
+ * the others. */
+static void classify_by_size(grid *g) {
+  const sg_scene *s = g->s;
+  int nfinite = 0;
+  for (int i = 0; i < s->n; ++i) {
+    g->body[i].radius = sg_body_bounding_radius(s, i);
+    if (isfinite(g->body[i].radius)) g->scratch[nfinite++] = g->body[i].radius;
+  }
+  double median = nfinite ? median_of(g->scratch, nfinite) : 0.0, rmax = 0;
+  for (int i = 0; i < s->n; ++i) {
+    double r = g->body[i].radius;
+    g->body[i].level = isfinite(r) && r <= SG_BIG_FACTOR * median ? 0 : -1;
+    if (g->body[i].level == 0) rmax = fmax(rmax, r);
+  }
+  g->h = 2 * rmax + g->margin;
+  if (!(g->h > 0)) g->h = 1;
+}
+
+/* Box around the segment x -> x + dt (v - vref), grown by R + margin / 2 (and a hair more, so
+ * that rounding never makes it smaller than the exact test needs). */
+static void swept_box(const grid *g, int i, const double *vref, box3 *b) {
+  const sg_scene *s = g->s;
+  double grow = g->body[i].radius + 0.5 * g->margin;
+  for (int k = 0; k < 3; ++k) {
+    double x = s->pos[3 * i + k], v = (s->fixed[i] ? 0.0 : s->vel[6 * i + k]) - vref[k];
+    double end = x + g->dt * v, pad = grow + 1e-9 * (grow + fabs(x) + fabs(end));
+    b->lo[k] = fmin(x, end) - pad;
+    b->hi[k] = fmax(x, end) + pad;
+  }
+}
+
+/* Cells of the given level that a box overlaps: lo..hi on each axis; returns their number. */
+static double cell_range(const grid *g, const box3 *b, int level, int64_t *lo, int64_t *hi) {
+  double edge = ldexp(g->h, level), n_cells = 1;
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = (int64_t)floor(b->lo[k] / edge);
+    hi[k] = (int64_t)floor(b->hi[k] / edge);
+    n_cells *= (double)(hi[k] - lo[k] + 1);
+  }
+  return n_cells;
+}
+
+/* Can the box's cells be numbered? (Not when it is not finite or astronomically far.) */
+static int on_grid(const grid *g, const box3 *b) {
+  for (int k = 0; k < 3; ++k)
+    if (!(fabs(b->lo[k]) < 1e15 * g->h && fabs(b->hi[k]) < 1e15 * g->h)) return 0;
+  return 1;
+}
+
+/* The highest cell of a placed body's range (its lowest is b->lo). */
+static void range_top(const grid *g, const grid_body *b, int64_t *hi) {
+  int64_t lo[3];
+  cell_range(g, &b->box, b->level, lo, hi);
+}
+
+#define FOR_CELLS(c, lo, hi)                       \
+  for (c[2] = lo[2]; c[2] <= hi[2]; ++c[2])        \
+    for (c[1] = lo[1]; c[1] <= hi[1]; ++c[1])      \
+      for (c[0] = lo[0]; c[0] <= hi[0]; ++c[0])
+
+/* Swept box and level of every body of typical size: the first level where it enters at most
+ * SG_MAX_CELLS cells (a body too fast for every level, or off the grid, joins the oversized). */
+static sg_err place_bodies(grid *g) {
+  const sg_scene *s = g->s;
+  double vref[3];
+  median_velocity(g, vref);
+  int n_entries = 0;
+  g->levels_used = 0;
+  for (int i = 0; i < s->n; ++i) {
+    grid_body *b = &g->body[i];
+    b->first_entry = n_entries;
+    b->n_entries = 0;
+    if (b->level < 0) continue;
+    swept_box(g, i, vref, &b->box);
+    int64_t hi[3];
+    if (!on_grid(g, &b->box)) b->level = SG_MAX_LEVEL + 1;
+    while (b->level <= SG_MAX_LEVEL && cell_range(g, &b->box, b->level, b->lo, hi) > SG_MAX_CELLS) b->level++;
+    if (b->level > SG_MAX_LEVEL) { b->level = -1; continue; }
+    g->levels_used |= 1u << b->level;
+    b->n_entries = (int)cell_range(g, &b->box, b->level, b->lo, hi);
+    if (n_entries > INT32_MAX / 2 - b->n_entries) return sg_error_set(SG_ERR_MEM, "too many broad-phase cells");
+    n_entries += b->n_entries;
+  }
+  return sg_grow((void **)&g->entry_cell, &g->cap_entry_cell, n_entries + 1, sizeof *g->entry_cell, "grid entries");
+}
+
+/* Number every cell entered, and count the bodies in each. */
+static sg_err count_cells(grid *g) {
+  SG_CHECK(clear_cells(g, g->s->n));
+  for (int i = 0; i < g->s->n; ++i) {
+    const grid_body *b = &g->body[i];
+    if (b->level < 0) continue;
+    int64_t hi[3], c[3];
+    int *cell = g->entry_cell + b->first_entry;
+    range_top(g, b, hi);
+    FOR_CELLS(c, b->lo, hi) {
+      SG_CHECK(enter_cell(g, cell_key(b->level, c), cell));
+      g->count[*cell++]++;
+    }
+  }
+  return SG_OK;
+}
+
+/* The bodies of each cell, contiguous and ascending. */
+static sg_err fill_cells(grid *g) {
+  SG_CHECK(sg_grow((void **)&g->start, &g->cap_start, g->n_cells + 1, sizeof *g->start, "cell starts"));
+  int total = 0;
+  for (int k = 0; k < g->n_cells; ++k) {
+    g->start[k] = total;
+    total += g->count[k];
+  }
+  SG_CHECK(sg_grow((void **)&g->cell_body, &g->cap_cell_body, total + 1, sizeof *g->cell_body, "grid cell lists"));
+  for (int i = 0; i < g->s->n; ++i) {
+    const grid_body *b = &g->body[i];
+    for (int e = b->first_entry; e < b->first_entry + b->n_entries; ++e) g->cell_body[g->start[g->entry_cell[e]]++] = i;
+  }
+  for (int k = 0; k < g->n_cells; ++k) g->start[k] -= g->count[k];
+  return SG_OK;
+}
+
+/* ---- pairs ---- */
 
 static sg_err push_pair(sg_broadphase *bp, int i, int j) {
   SG_CHECK(sg_grow((void **)&bp->pairs, &bp->cap, 2 * (bp->n + 1), sizeof(int), "broad-phase pairs"));
@@ -42,165 +373,104 @@ static sg_err push_pair(sg_broadphase *bp, int i, int j) {
   return SG_OK;
 }
 
-/* Could a margin-grown sphere (centre x, radius r) touch oversized body k? Exact for planes,
- * an oriented-box bound for boxes, bounding spheres otherwise. */
-static int big_may_touch(const sg_scene *s, int k, const double *x, double r, double margin) {
-  const double *p = s->pos + 3 * k, *d = s->size + 3 * k;
-  double R[9], rel[3], loc[3];
-  quat_to_mat(R, s->quat + 4 * k);
-  v3_sub(rel, x, p);
-  switch (s->shape[k]) {
-    case SG_SHAPE_PLANE: {
-      double n[3];
-      m3_col(n, R, 2);
-      return v3_dot(rel, n) < r + margin;
+/* Body i (lowest cell lo on this level) and body j of cell c: examined here only when c holds the
+ * lower corner of the overlap of their swept boxes, max(lo_i, lo_j) by axis, a cell both
+ * entered; then the boxes must overlap and the exact test decide. */
+static sg_err examine(const grid *g, int i, const int64_t *lo, int j, const int64_t *c, sg_broadphase *bp) {
+  const int64_t *lo_j = g->body[j].lo;
+  for (int k = 0; k < 3; ++k)
+    if ((lo[k] > lo_j[k] ? lo[k] : lo_j[k]) != c[k]) return SG_OK;
+  const sg_scene *s = g->s;
+  if (s->fixed[i] && s->fixed[j]) return SG_OK;
+  const box3 *a = &g->body[i].box, *b = &g->body[j].box;
+  for (int k = 0; k < 3; ++k)
+    if (a->lo[k] > b->hi[k] || b->lo[k] > a->hi[k]) return SG_OK;
+  if (sg_pair_may_touch(s, i, j, g->margin, g->dt)) SG_CHECK(push_pair(bp, i, j));
+  return SG_OK;
+}
+
+/* Body i against the bodies of cell c (numbered cell) stored after body `after`. */
+static sg_err examine_cell(const grid *g, int i, const int64_t *lo, const int64_t *c, int cell, int after,
+                           sg_broadphase *bp) {
+  const int *body = g->cell_body + g->start[cell];
+  for (int m = g->count[cell] - 1; m >= 0 && body[m] > after; --m) SG_CHECK(examine(g, i, lo, body[m], c, bp));
+  return SG_OK;
+}
+
+/* Pairs of bodies of the same level: each body against the later bodies of the cells it entered. */
+static sg_err same_level_pairs(const grid *g, sg_broadphase *bp) {
+  for (int i = 0; i < g->s->n; ++i) {
+    const grid_body *b = &g->body[i];
+    if (b->level < 0) continue;
+    int64_t hi[3], c[3];
+    const int *cell = g->entry_cell + b->first_entry;
+    range_top(g, b, hi);
+    FOR_CELLS(c, b->lo, hi) SG_CHECK(examine_cell(g, i, b->lo, c, *cell++, i, bp));
+  }
+  return SG_OK;
+}
+
+/* Pairs with the bodies of coarser levels: each body looks up the cells its box overlaps there. */
+static sg_err cross_level_pairs(const grid *g, sg_broadphase *bp) {
+  for (int i = 0; i < g->s->n; ++i) {
+    const grid_body *b = &g->body[i];
+    if (b->level < 0) continue;
+    for (int level = b->level + 1; level <= SG_MAX_LEVEL; ++level) {
+      if (!(g->levels_used >> level & 1u)) continue;
+      int64_t lo[3], hi[3], c[3];
+      cell_range(g, &b->box, level, lo, hi);
+      FOR_CELLS(c, lo, hi) {
+        int cell = g->slots[slot_of(g, cell_key(level, c))].cell;
+        if (cell >= 0) SG_CHECK(examine_cell(g, i, lo, c, cell, -1, bp));
+      }
     }
-    case SG_SHAPE_BOX:
-      m3t_mul_v(loc, R, rel);
-      return fabs(loc[0]) < d[0] + r + margin && fabs(loc[1]) < d[1] + r + margin && fabs(loc[2]) < d[2] + r + margin;
-    default:
-      return v3_norm(rel) < sg_body_bounding_radius(s, k) + r + margin;
   }
+  return SG_OK;
 }
 
-/* Open-addressing hash from cell key to the first index of that cell in the sorted order. */
-typedef struct {
-  int64_t *keys;
-  int *start, *count;
-  int cap;
-} cell_table;
-
-static int table_find(const cell_table *t, int64_t key) {
-  uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL;
-  int slot = (int)(h >> 40) & (t->cap - 1);
-  while (t->count[slot]) {
-    if (t->keys[slot] == key) return slot;
-    slot = (slot + 1) & (t->cap - 1);
+/* Oversized bodies against every other body, pairs of two oversized bodies once. */
+static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
+  const sg_scene *s = g->s;
+  g->n_big = 0;
+  for (int i = 0; i < s->n; ++i)
+    if (g->body[i].level < 0) g->big[g->n_big++] = i;
+  for (int k = 0; k < g->n_big; ++k) {
+    int b = g->big[k];
+    for (int i = 0; i < s->n; ++i) {
+      if (i == b || (g->body[i].level < 0 && i < b)) continue;
+      if (sg_pair_may_touch(s, i, b, g->margin, g->dt)) SG_CHECK(push_pair(bp, i, b));
+    }
   }
-  return -1;
+  return SG_OK;
 }
 
-static void table_insert(cell_table *t, int64_t key, int start, int count) {
-  uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL;
-  int slot = (int)(h >> 40) & (t->cap - 1);
-  while (t->count[slot]) slot = (slot + 1) & (t->cap - 1);
-  t->keys[slot] = key;
-  t->start[slot] = start;
-  t->count[slot] = count;
+static sg_err grid_reserve(sg_broadphase *bp, const sg_scene *s) {
+  if (!bp->work && !(bp->work = sg_calloc(1, sizeof *bp->work, "broad-phase scratch"))) return SG_ERR_MEM;
+  grid *g = bp->work;
+  SG_CHECK(sg_grow((void **)&g->body, &g->cap_body, s->n, sizeof *g->body, "grid bodies"));
+  SG_CHECK(sg_grow((void **)&g->big, &g->cap_big, s->n, sizeof *g->big, "oversized bodies"));
+  return sg_grow((void **)&g->scratch, &g->cap_scratch, s->n, sizeof *g->scratch, "broad-phase medians");
 }
 
-sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double sweep_dt) {
+sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double dt) {
   bp->n = 0;
-  int n = s->n;
-  if (n < 2) return SG_OK;
-  double *radius = NULL, *sorted = NULL;
-  keyed_body *kb = NULL;
-  int *big = NULL, *is_big = NULL;
-  cell_table t = {0};
-  sg_err err = SG_OK;
-  radius = sg_calloc((size_t)n, sizeof *radius, "radius");
-  sorted = sg_calloc((size_t)n, sizeof *sorted, "sorted radii");
-  is_big = sg_calloc((size_t)n, sizeof *is_big, "oversize flags");
-  big = sg_calloc((size_t)n, sizeof *big, "oversized bodies");
-  kb = sg_calloc((size_t)n, sizeof *kb, "grid keys");
-  if (!radius || !sorted || !is_big || !big || !kb) { err = SG_ERR_MEM; goto done; }
-
-  int nfinite = 0;
-  for (int i = 0; i < n; ++i) {
-    radius[i] = sg_body_bounding_radius(s, i);
-    if (isfinite(radius[i])) {
-      radius[i] += sweep_dt * sg_body_speed_bound(s, i);
-      sorted[nfinite++] = radius[i];
-    }
-  }
-  double median = 0;
-  if (nfinite) {
-    qsort(sorted, (size_t)nfinite, sizeof *sorted, cmp_double);
-    median = sorted[nfinite / 2];
-  }
-  int n_big = 0, n_small = 0;
-  double rmax = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!isfinite(radius[i]) || radius[i] > SG_BIG_FACTOR * median) {
-      is_big[i] = 1;
-      big[n_big++] = i;
-    } else if (radius[i] > rmax) {
-      rmax = radius[i];
-    }
-  }
-  double h = 2 * rmax + margin;
-  if (!(h > 0)) h = 1;
-  for (int i = 0; i < n; ++i) {
-    if (is_big[i]) continue;
-    const double *x = s->pos + 3 * i;
-    kb[n_small].key = cell_key((int64_t)floor(x[0] / h), (int64_t)floor(x[1] / h), (int64_t)floor(x[2] / h));
-    kb[n_small].body = i;
-    n_small++;
-  }
-  qsort(kb, (size_t)n_small, sizeof *kb, cmp_keyed);
-
-  /* cell table sized to a power of two at least twice the number of cells */
-  t.cap = 16;
-  while (t.cap < 2 * n_small) t.cap *= 2;
-  t.keys = sg_calloc((size_t)t.cap, sizeof *t.keys, "cell keys");
-  t.start = sg_calloc((size_t)t.cap, sizeof *t.start, "cell starts");
-  t.count = sg_calloc((size_t)t.cap, sizeof *t.count, "cell counts");
-  if (!t.keys || !t.start || !t.count) { err = SG_ERR_MEM; goto done; }
-  for (int a = 0; a < n_small;) {
-    int b = a;
-    while (b < n_small && kb[b].key == kb[a].key) ++b;
-    table_insert(&t, kb[a].key, a, b - a);
-    a = b;
-  }
-
-  /* small-small: each body against later bodies of its cell and all bodies of 13 "forward" cells */
-  for (int a = 0; a < n_small; ++a) {
-    int i = kb[a].body;
-    const double *xi = s->pos + 3 * i;
-    int64_t ix = (int64_t)floor(xi[0] / h), iy = (int64_t)floor(xi[1] / h), iz = (int64_t)floor(xi[2] / h);
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          int same = dx == 0 && dy == 0 && dz == 0;
-          /* forward half of the 26 neighbours: lexicographically positive offsets */
-          int forward = dz > 0 || (dz == 0 && (dy > 0 || (dy == 0 && dx > 0)));
-          if (!same && !forward) continue;
-          int slot = table_find(&t, cell_key(ix + dx, iy + dy, iz + dz));
-          if (slot < 0) continue;
-          int first = t.start[slot], last = first + t.count[slot];
-          if (same) first = a + 1;
-          for (int c = first; c < last; ++c) {
-            int j = kb[c].body;
-            if (s->fixed[i] && s->fixed[j]) continue;
-            double d[3];
-            v3_sub(d, s->pos + 3 * j, xi);
-            double reach = radius[i] + radius[j] + margin;
-            if (v3_dot(d, d) < reach * reach)
-              if ((err = push_pair(bp, i, j))) goto done;
-          }
-        }
-  }
-  /* oversized bodies against everything else */
-  for (int k = 0; k < n_big; ++k) {
-    int b = big[k];
-    for (int i = 0; i < n; ++i) {
-      if (i == b || (is_big[i] && i < b)) continue; /* big-big pairs once */
-      if (s->fixed[i] && s->fixed[b]) continue;
-      int touch;
-      if (is_big[i] && !isfinite(radius[i]))
-        touch = isfinite(radius[b]) ? big_may_touch(s, i, s->pos + 3 * b, radius[b], margin) : 0;
-      else
-        touch = big_may_touch(s, b, s->pos + 3 * i, radius[i], margin);
-      if (touch && (err = push_pair(bp, i, b))) goto done;
-    }
-  }
-done:
-  free(radius); free(sorted); free(is_big); free(big); free(kb);
-  free(t.keys); free(t.start); free(t.count);
-  return err;
+  if (s->n < 2) return SG_OK;
+  SG_CHECK(grid_reserve(bp, s));
+  grid *g = bp->work;
+  g->s = s;
+  g->margin = margin;
+  g->dt = dt;
+  classify_by_size(g);
+  SG_CHECK(place_bodies(g));
+  SG_CHECK(count_cells(g));
+  SG_CHECK(fill_cells(g));
+  SG_CHECK(same_level_pairs(g, bp));
+  SG_CHECK(cross_level_pairs(g, bp));
+  return oversized_pairs(g, bp);
 }
 
 void sg_broadphase_destroy(sg_broadphase *bp) {
   free(bp->pairs);
+  grid_free(bp->work);
   memset(bp, 0, sizeof *bp);
 }

@@ -1,4 +1,5 @@
 /* Whole-scene collision: broad phase pairs, narrow phase per pair, contacts in canonical order. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/collision.h"
@@ -31,9 +32,40 @@ double sg_body_speed_bound(const sg_scene *s, int i) {
   return v3_norm(v) + v3_norm(v + 3) * sg_body_bounding_radius(s, i);
 }
 
-sg_err sg_find_contacts(const sg_scene *s, double margin, double sweep_dt, sg_broadphase *bp, sg_contacts *out) {
+/* Farthest point of the body's core from its centre. A sphere or a capsule is its core (a point,
+ * a segment) grown by its radius, a rounding that rotation maps onto itself: only the core's
+ * motion moves the surface. */
+static double rotation_lever(const sg_scene *s, int i) {
+  const double *d = s->size + 3 * i;
+  switch (s->shape[i]) {
+    case SG_SHAPE_CAPSULE: return d[1];
+    case SG_SHAPE_BOX: return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    default: return 0.0;
+  }
+}
+
+double sg_body_rotation_sweep(const sg_scene *s, int i, double dt) {
+  if (s->fixed[i]) return 0.0;
+  return dt * v3_norm(s->vel + 6 * i + 3) * rotation_lever(s, i);
+}
+
+void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3]) {
+  static const double rest[3] = {0, 0, 0};
+  const double *vi = s->fixed[i] ? rest : s->vel + 6 * i, *vj = s->fixed[j] ? rest : s->vel + 6 * j;
+  v3_sub(d, vj, vi);
+  v3_scale(d, d, dt);
+}
+
+double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt) {
+  if (s->gid[j] < s->gid[i]) { int t = i; i = j; j = t; } /* one rounding whatever the order */
+  double d[3];
+  sg_pair_displacement(s, i, j, dt, d);
+  return margin + v3_norm(d) + (sg_body_rotation_sweep(s, i, dt) + sg_body_rotation_sweep(s, j, dt));
+}
+
+sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out) {
   out->n = 0;
-  SG_CHECK(sg_broadphase_pairs(bp, s, margin, sweep_dt));
+  SG_CHECK(sg_broadphase_pairs(bp, s, margin, dt));
   for (int k = 0; k < bp->n; ++k) {
     int i = bp->pairs[2 * k], j = bp->pairs[2 * k + 1];
     /* canonical roles: A is the body with the smaller global id */
@@ -42,8 +74,7 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double sweep_dt, sg_br
     sg_manifold m;
     sg_scene_geom(s, i, &ga);
     sg_scene_geom(s, j, &gb);
-    double reach = margin + sweep_dt * (sg_body_speed_bound(s, i) + sg_body_speed_bound(s, j));
-    if (sg_collide(&ga, &gb, reach, &m) <= 0) continue;
+    if (sg_collide(&ga, &gb, sg_pair_reach(s, i, j, margin, dt), &m) <= 0) continue;
     SG_CHECK(sg_grow((void **)&out->c, &out->cap, out->n + m.n, sizeof *out->c, "contacts"));
     for (int p = 0; p < m.n; ++p) {
       sg_contact *c = &out->c[out->n++];

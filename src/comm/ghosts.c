@@ -13,6 +13,11 @@ void sg_ghosts_destroy(sg_ghosts *g) {
   memset(g, 0, sizeof *g);
 }
 
+/* These reaches give a superset of the pairs the broad phase can form: a pair that
+ * sg_pair_may_touch accepts has its bounding spheres within margin at some time of the step,
+ * hence |x_i - x_j| < R_i + R_j + margin + dt |v_i - v_j|, and |v_i - v_j| <= |v_i| + |v_j|
+ * <= speed bound of i + that of j; so |x_i - x_j| < reach(i) + reach(j) + margin, which the rank
+ * boxes below cover. (Fixed bodies are on every rank.) */
 static double reach(const sg_scene *s, int i, double sweep_dt) {
   return sg_body_bounding_radius(s, i) + sweep_dt * sg_body_speed_bound(s, i);
 }
