@@ -12,7 +12,9 @@
  * spheres by about 1e-9 r in 0.5 s. There every step must still take the reference's iteration
  * count (the solver sees the same numbers to round-off), and the trajectory must stay within 100 S
  * of the reference, S being the divergence of a run whose lengths are 4 ulps longer (a non-invariant
- * solver is off by whole radii). The contact margin is set to 0.25 r instead of the default 0.2 r:
+ * solver is off by whole radii). The budget-limited CANAL and NSN make the iteration counts
+ * themselves a matter of round-off (the 4-ulp run takes other counts in some steps and ends whole
+ * radii away): for them only the exact cases and the 100 S bound are asserted. The contact margin is set to 0.25 r instead of the default 0.2 r:
  * the generator places the lowest layer exactly 0.2 r above the floor, so with the default the
  * first step's contact set would be decided by the rounding of that one comparison. */
 #ifndef SG_UNITS_INVARIANCE_H
@@ -130,6 +132,7 @@ static int units_invariance_main(int argc, char **argv, long n_spheres, int all_
   }
   printf("solver %s, %ld spheres, %ld steps\n", sim_solver_name(), n_spheres, steps);
   double sensitivity = 0;
+  int sensitive_counts = 0; /* the 4-ulp run already takes other iteration counts: round-off decides them */
   for (int c = 1; c < n_cases; ++c) {
     if (!run[c]) continue;
     double dx = 0, dv = 0;
@@ -140,17 +143,21 @@ static int units_invariance_main(int argc, char **argv, long n_spheres, int all_
         dv = fmax(dv, fabs(state[c][6 * i + 3 + k] - state[0][6 * i + 3 + k]));
       }
     for (long k = 0; k < steps; ++k) steps_differ += its[c][k] != its[0][k];
-    if (c == 1) sensitivity = fmax(fmax(dx, dv), 1e-13);
+    if (c == 1) {
+      sensitivity = fmax(fmax(dx, dv), 1e-13);
+      sensitive_counts = steps_differ > 0;
+    }
     printf("  %-26s max |x/r - ref| %.2e, max |v/sqrt(g r) - ref| %.2e (%.1f S), steps with other iteration counts %d\n",
            names[c], dx, dv, fmax(dx, dv) / sensitivity, steps_differ);
     if (c > 1 && c < first_decimal) {
       CHECK(dx == 0);
       CHECK(dv == 0);
+      CHECK(steps_differ == 0);
     } else {
       CHECK(dx <= 100 * sensitivity);
       CHECK(dv <= 100 * sensitivity);
+      CHECK(steps_differ == 0 || sensitive_counts);
     }
-    CHECK(steps_differ == 0);
   }
   for (int c = 0; c < n_cases; ++c) { free(state[c]); free(its[c]); }
   sg_scene_destroy(&ref);
