@@ -50,21 +50,6 @@ static sg_scene units_transform(const sg_scene *ref, const units_case *c) {
   return s;
 }
 
-/* Solver budgets as in test_pile_slow.c: CANAL and NSN do not converge on a pile and get the
- * per-step budgets a run can afford; the others their defaults. */
-static sg_solver *units_solver(const char *name) {
-  int budget = 100;
-  if (!strcmp(name, "canal")) {
-    PetscBool set = PETSC_FALSE;
-    PetscOptionsHasName(NULL, NULL, "-canal_newton_max_it", &set);
-    if (!set) PetscOptionsSetValue(NULL, "-canal_newton_max_it", "10");
-    budget = 3;
-  } else if (!strcmp(name, "nsn")) {
-    budget = 15;
-  }
-  return sim_solver(name, 1e-6, budget);
-}
-
 /* Run the case for `steps` steps; frame[k]: dimensionless positions (/ r) and velocities (/ sqrt(g r))
  * after the run; iterations per step into its. */
 static void units_run(const sg_scene *ref, const units_case *c, double r_ref, double dt_ref, long steps, double *out,
@@ -73,7 +58,7 @@ static void units_run(const sg_scene *ref, const units_case *c, double r_ref, do
   const double r = r_ref * c->length * c->geometric;
   const double g = fabs(s.gravity[2]), vscale = sqrt(g * r);
   sg_step_params prm = sim_params(dt_ref * c->time * sqrt(c->geometric), 0.25 * r);
-  sg_solver *solver = units_solver(sim_solver_name());
+  sg_solver *solver = sim_pile_solver(sim_solver_name());
   sg_stepper *st = NULL;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   for (long k = 0; k < steps && st; ++k) {

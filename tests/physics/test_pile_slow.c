@@ -39,21 +39,8 @@ int main(int argc, char **argv) {
     if (s.shape[i] == SG_SHAPE_SPHERE) r = s.size[3 * i];
     if (s.shape[i] == SG_SHAPE_BOX && s.pos[3 * i] > half) half = s.pos[3 * i] - s.size[3 * i]; /* inner face of +x wall */
   }
-  /* per-step budgets: 100 iterations for SubADMM and PGS (the paper's pouring setting) and SAP (it
-   * stops itself after 5-33); CANAL and NSN do not converge on this pile (docs/SOLVERS.md), and
-   * like SubADMM here they are used with a budget that a run can afford: CANAL 3 AL loops of at
-   * most 10 Newton steps, NSN 15 Newton steps (about 1.5 s per step on one core either way) */
   const char *name = sim_solver_name();
-  int step_budget = 100;
-  if (!strcmp(name, "canal")) {
-    PetscBool set = PETSC_FALSE;
-    PetscOptionsHasName(NULL, NULL, "-canal_newton_max_it", &set);
-    if (!set) PetscOptionsSetValue(NULL, "-canal_newton_max_it", "10");
-    step_budget = 3;
-  } else if (!strcmp(name, "nsn")) {
-    step_budget = 15;
-  }
-  sg_solver *solver = sim_solver(name, 1e-6, step_budget);
+  sg_solver *solver = sim_pile_solver(name);
   sg_step_params prm = sim_params(1.0 / 240.0, 0.2 * r);
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
