@@ -5,13 +5,14 @@
 #     (speculative contacts come from relative motion: spheres falling together are not candidates
 #     of one another), and no sphere ever moves faster than the fall from the top of the lattice
 #     allows, sqrt(2 g z_top) (energy is never created: a blow-up would break it);
-#  2. the settled bed, run on for 1 s from the pour's checkpoint (the warm start kept), stays put:
-#     its top (highest sphere centre) never rises more than 0.01 d, and the median speed stays below
-#     1 mm/s in every frame.
-# Not asserted, because it does not hold: the largest speed below 1 mm/s. SubADMM stalls on this
-# frictional bed (mu = 0.5 is past the friction at which its Coulomb solution repels the iteration,
-# docs/SOLVERS.md "Frictional piles"), and the spheres at the bottom by the wall, where the load is
-# largest, keep moving at a few mm/s; the test prints the figure.
+#  2. the bed, run on for 1 s from the pour's checkpoint (the warm start kept), stays at rest: the
+#     largest speed below 1 mm/s in every frame and its top (highest sphere centre) never more than
+#     0.01 d above where it started.
+# Part 2 FAILS today, and the issue stays open on it: with 100 iterations per step SubADMM stalls on
+# this deep frictional bed (mu = 0.5 is past the friction at which its Coulomb solution repels the
+# iteration, docs/SOLVERS.md "Frictional piles"), and the bed never comes to rest: it breathes, its
+# top moving by about 0.3 d with a period near 0.2 s and median speeds of 3-20 mm/s. The test prints
+# the figures.
 # Arguments: signorini binary, scratch dir. Environment: SG_MPIEXEC.
 source "$(dirname "$0")/../cli/cli_lib.sh" "$@"
 SG_CMD_TIMEOUT=1500
@@ -41,11 +42,11 @@ assert nc.max() <= 6 * n
 assert speed.max() < bound
 PY
 
-section "the settled bed stays put for 1 s"
+section "the bed stays at rest for 1 s"
 sg_run rest $MPIEXEC -n 2 "$SG" run pour.h5 -restart pour_out.ckpt.h5 -o rest_out.h5 -t_final 2.5 -progress_interval 60
 check "the bed runs 1 s from the checkpoint (exit 0)" [ "$RC" -eq 0 ]
 [ "$RC" -eq 0 ] || { show_file rest.err; finish; }
-"$PY" - <<'PY' && pass "bed top rises < 0.01 d; median speed < 1 mm/s in every frame" || fail "bed at rest"
+"$PY" - <<'PY' && pass "largest speed < 1 mm/s in every frame; bed top rises < 0.01 d" || fail "bed at rest"
 import h5py, numpy as np
 f = h5py.File('rest_out.h5', 'r')
 moving = ~f['scene/bodies/fixed'][()].astype(bool)
@@ -58,6 +59,6 @@ print(f"    bed top rise: max {rise.max() / d:+.2e} d, final {rise[-1] / d:+.2e}
       f"largest speed: max {speed.max() * 1e3:.2f} mm/s, {int((speed[-1] > 1e-3).sum())} spheres above 1 mm/s at the end; "
       f"mean iterations {f['stats/iterations'][()].mean():.1f}, steps converged {int(f['stats/converged'][()].sum())}/{len(f['stats/converged'])}")
 assert rise.max() < 0.01 * d
-assert np.median(speed, axis=1).max() < 1e-3
+assert speed.max() < 1e-3
 PY
 finish
