@@ -18,24 +18,13 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include "bench_util.h"
 #include "signorini/signorini.h"
 
 typedef struct {
   int n, repeats, old;
   double speed, rest, d, spacing, dt;
 } options;
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double peak_mb(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss / 1024.0; /* KB on Linux */
-}
 
 static int parse(int argc, char **argv, options *o) {
   *o = (options){.n = 20000, .repeats = 3, .old = 1, .speed = 5, .rest = 0.5, .d = 0.002, .spacing = 1.5,
@@ -113,18 +102,18 @@ static long old_reach_pairs(const sg_scene *s, double margin, double dt) {
 static sg_err run(const options *o) {
   sg_scene s;
   SG_CHECK(build_pour(&s, o));
-  double margin = 0.2 * 0.5 * o->d, mem_scene = peak_mb();
+  double margin = 0.2 * 0.5 * o->d, mem_scene = (bench_maxrss_kb() / 1024.0);
   sg_broadphase bp = {0};
   sg_contacts c = {0};
-  double t_first = now(), t_broad = INFINITY, t_all = INFINITY;
+  double t_first = bench_now(), t_broad = INFINITY, t_all = INFINITY;
   sg_err err = sg_find_contacts(&s, margin, o->dt, &bp, &c);
-  t_first = now() - t_first;
+  t_first = bench_now() - t_first;
   for (int k = 0; k < o->repeats && !err; ++k) { /* as the steps after the first: scratch reused */
-    double t0 = now();
+    double t0 = bench_now();
     err = sg_broadphase_pairs(&bp, &s, margin, o->dt);
-    double t1 = now();
+    double t1 = bench_now();
     if (!err) err = sg_find_contacts(&s, margin, o->dt, &bp, &c);
-    double t2 = now();
+    double t2 = bench_now();
     t_broad = fmin(t_broad, t1 - t0);
     t_all = fmin(t_all, t2 - t1);
   }
@@ -136,7 +125,7 @@ static sg_err run(const options *o) {
     printf("relative motion: %.3f candidates per sphere, %.3f contacts per sphere (%d with the floor)\n",
            (double)bp.n / o->n, (double)c.n / o->n, floor_contacts);
     printf("  collision %.2f ms (broad phase %.2f ms), first call %.2f ms; peak memory %.1f MB, %.1f MB before "
-           "collision\n", 1e3 * t_all, 1e3 * t_broad, 1e3 * t_first, peak_mb(), mem_scene);
+           "collision\n", 1e3 * t_all, 1e3 * t_broad, 1e3 * t_first, (bench_maxrss_kb() / 1024.0), mem_scene);
     if (o->old) {
       long old = old_reach_pairs(&s, margin, o->dt);
       printf("former absolute reach: %.3f candidates = contacts per sphere, their pair and contact lists "

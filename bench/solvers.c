@@ -29,6 +29,7 @@
 #include <time.h>
 #include "signorini/fclib.h"
 #include "signorini/options.h"
+#include "bench_util.h"
 #include "signorini/signorini.h"
 
 #ifndef SG_SOURCE_DIR
@@ -51,12 +52,6 @@ typedef struct {
   double final_res;
   int final_it, points;
 } curve_summary;
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static sg_err read_options(bench_options *o) {
   char names[256];
@@ -151,9 +146,9 @@ static void run_curve(const bench_options *o, const char *problem, const char *n
        * noise, and the very first one (cap 1) is a warm-up for one-off costs (PETSc's first KSP) */
       memset(v, 0, sizeof(double) * (size_t)n);
       memset(lam, 0, sizeof(double) * (size_t)m);
-      double t0 = now();
+      double t0 = bench_now();
       err = sg_solver_solve(s, p, v, lam, &info);
-      double dt = now() - t0;
+      double dt = bench_now() - t0;
       spent += dt;
       if (!(cap == 1 && rep == 0)) t = fmin(t, dt);
     }

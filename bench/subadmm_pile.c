@@ -23,27 +23,10 @@
 #include <unistd.h>
 #include "signorini/assemble.h"
 #include "signorini/generate.h"
+#include "bench_util.h"
 #include "signorini/signorini.h"
 
 #define MAX_REPEATS 1000
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double cpu_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static long maxrss_kb(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss; /* KB on Linux */
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -190,7 +173,7 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
     long n_settle = llround(o.settle_time / prm.dt);
     fprintf(stderr, "subadmm_pile: settling %ld spheres for %.3g s (%ld steps of %.6g s)\n", n_moving, o.settle_time,
             n_settle, prm.dt);
-    double t0 = now();
+    double t0 = bench_now();
     long sum_it = 0;
     for (long k = 1; k <= n_settle; ++k) {
       SG_CHECK(sg_stepper_step(st, &stats));
@@ -199,9 +182,9 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
       sum_it += stats.iterations;
       if (k % o.progress_every == 0 || k == n_settle)
         fprintf(stderr, "  step %5ld  t = %.3f s  KE %.3e J  contacts %6d  iterations %3d  max pen %.2e m  (%.1f s wall, %.2f steps/s)\n",
-                k, stats.time, ke, stats.n_contacts, stats.iterations, stats.max_penetration, now() - t0, k / (now() - t0));
+                k, stats.time, ke, stats.n_contacts, stats.iterations, stats.max_penetration, bench_now() - t0, k / (bench_now() - t0));
     }
-    fprintf(stderr, "subadmm_pile: settled in %.1f s wall, mean %.1f iterations per step\n", now() - t0,
+    fprintf(stderr, "subadmm_pile: settled in %.1f s wall, mean %.1f iterations per step\n", bench_now() - t0,
             n_settle ? (double)sum_it / n_settle : 0.0);
     if (o.do_save) {
       SG_CHECK(sg_scene_write(comm, o.save, &s));
@@ -224,7 +207,7 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
   s0.vel = vel0;
   SG_CHECK(sg_stepper_step(st, &stats));
   const sg_step_stats meas = stats;
-  long rss_sim = maxrss_kb(); /* scene + stepper + its solver, before the benchmark's own copies */
+  long rss_sim = bench_maxrss_kb(); /* scene + stepper + its solver, before the benchmark's own copies */
   const sg_problem *p = sg_stepper_problem(st);
   int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
   int npair = p->n_con ? p->con_pair[p->n_con] : 0;
@@ -242,9 +225,9 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
   for (long k = -1; k < o.repeats; ++k) { /* k = -1: untimed warm-up (work arrays, caches) */
     memcpy(v, v_ws, sizeof(double) * (size_t)nv);
     memcpy(lam, l_ws, sizeof(double) * (size_t)nrow);
-    double t0 = now(), c0 = cpu_now();
+    double t0 = bench_now(), c0 = bench_cpu_now();
     SG_CHECK(sg_solver_solve(timed, p, v, lam, &info));
-    double t = now() - t0, c = cpu_now() - c0;
+    double t = bench_now() - t0, c = bench_cpu_now() - c0;
     if (info.iterations != o.iterations)
       return sg_error_set(SG_ERR_NUMERIC, "the timed solve took %d iterations, not %ld", info.iterations, o.iterations);
     if (k >= 0) {
@@ -275,20 +258,20 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
   int it_step = 0, conv_step = 0;
   double *v2 = NULL, *l2 = NULL;
   for (long k = -1; k < o.repeats; ++k) {
-    double t0 = now();
+    double t0 = bench_now();
     SG_CHECK(sg_find_contacts(&s, prm.margin, prm.dt, &bp, &cts));
-    double t1 = now();
+    double t1 = bench_now();
     SG_CHECK(sg_assemble_rigid(&s, &cts, &prm, &units, &prob, sub_of_body));
-    double t2 = now();
+    double t2 = bench_now();
     if (k == -1) {
       v2 = malloc(sizeof(double) * (size_t)sg_problem_n_v(&prob));
       l2 = malloc(sizeof(double) * (size_t)(prob.n_con ? sg_problem_n_rows(&prob) : 1));
     }
     velocity_warm_start(&s, &prob, body_of_gid, v2);
     lambda_warm_start(&cts, prev, lam_prev, &units, l2);
-    double t3 = now();
+    double t3 = bench_now();
     SG_CHECK(sg_solver_solve(solver, &prob, v2, l2, &info));
-    double t4 = now();
+    double t4 = bench_now();
     if (k >= 0) {
       t_col[k] = t1 - t0;
       t_asm[k] = t2 - t1;
@@ -309,7 +292,7 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
   double f_ms = 1e3 * median(t_full, (int)o.repeats);
 
   /* ---- 4. memory and the result block ---- */
-  long rss_peak = maxrss_kb();
+  long rss_peak = bench_maxrss_kb();
   char model[256], mhz[64], cache[64], flags_avx[64] = "";
   cpuinfo("model name", model, sizeof model);
   cpuinfo("cpu MHz", mhz, sizeof mhz);
@@ -380,7 +363,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "subadmm_pile: cannot initialize PETSc/MPI\n");
     return 1;
   }
-  long rss_base = maxrss_kb();
+  long rss_base = bench_maxrss_kb();
   PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
   sg_err err = sg_error_collective(PETSC_COMM_WORLD, bench(PETSC_COMM_WORLD, rss_base));
   if (err) fprintf(stderr, "subadmm_pile: error: %s\n", sg_error_message());
