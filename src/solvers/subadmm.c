@@ -578,21 +578,24 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
   }
 }
 
+/* Room for the saved iterate, once per solve (allocation is rank-local: agreed on by the caller). */
+static sg_err reserve_saved(subadmm *d, const sg_problem *p) {
+  SG_CHECK(sg_grow((void **)&d->saved_v, &d->cap_saved_v, sg_problem_n_v(p) + 1, sizeof(double), "SubADMM saved iterate"));
+  return sg_grow((void **)&d->saved_lambda, &d->cap_saved_lambda, sg_problem_n_rows(p) + 1, sizeof(double),
+                 "SubADMM saved iterate");
+}
+
 /* Keep (v, lambda) when theta_p + theta_d has halved since the last kept iterate (a few copies per
  * solve, not one per iteration). Every rank decides on the reduced residuals: the same everywhere. */
-static sg_err save_if_better(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double theta_p,
-                             double theta_d, double beta) {
-  if (d->saved_valid && !(theta_p + theta_d <= 0.5 * (d->saved_tp + d->saved_td))) return SG_OK;
-  int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
-  SG_CHECK(sg_grow((void **)&d->saved_v, &d->cap_saved_v, nv + 1, sizeof(double), "SubADMM saved iterate"));
-  SG_CHECK(sg_grow((void **)&d->saved_lambda, &d->cap_saved_lambda, nrow + 1, sizeof(double), "SubADMM saved iterate"));
-  memcpy(d->saved_v, v, (size_t)nv * sizeof(double));
-  memcpy(d->saved_lambda, lambda, (size_t)nrow * sizeof(double));
+static void save_if_better(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double theta_p,
+                           double theta_d, double beta) {
+  if (d->saved_valid && !(theta_p + theta_d <= 0.5 * (d->saved_tp + d->saved_td))) return;
+  memcpy(d->saved_v, v, (size_t)sg_problem_n_v(p) * sizeof(double));
+  memcpy(d->saved_lambda, lambda, (size_t)sg_problem_n_rows(p) * sizeof(double));
   d->saved_tp = theta_p;
   d->saved_td = theta_d;
   d->saved_beta = beta;
   d->saved_valid = 1;
-  return SG_OK;
 }
 
 /* With the De Saxce terms frozen over several iterations each update starts a new inner problem:
@@ -728,6 +731,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   int it = 0, shifted_at = 0, adapt = d->adapt, restarts = 0;
   sg_err failed = SG_OK; /* a rank-local error, held until the next reduction stops every rank (error.h) */
   d->saved_valid = 0;
+  SG_CHECK(sg_error_collective(d->comm, reserve_saved(d, p)));
   for (;;) {
     if (d->desaxce && it - shifted_at >= d->shift_every) {
       update_shift(d, p);
@@ -790,7 +794,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       if (s->max_it > 0 && it >= s->max_it) break;
       continue;
     }
-    SG_CHECK(sg_error_collective(d->comm, save_if_better(d, p, v, lambda, theta_p, theta_d, beta)));
+    save_if_better(d, p, v, lambda, theta_p, theta_d, beta);
     if (theta_p + theta_d < s->tol) {
       /* with the De Saxce terms frozen over several iterations (-subadmm_desaxce_every > 1) this is
        * the end of an inner solve: stop only if they are current, otherwise start the next one now */
