@@ -73,7 +73,7 @@ static inline void sim_solve_cold(const char *name, const sg_problem *p, double 
 }
 
 static inline sg_step_params sim_params(double dt, double margin) {
-  sg_step_params p = {.dt = dt, .theta = 0.0, .margin = margin, .erp = 0.2};
+  sg_step_params p = {.dt = dt, .theta = 0.0, .margin = margin, .erp = 0.2, .recheck = 8}; /* the -contact_recheck default */
   return p;
 }
 

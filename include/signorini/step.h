@@ -17,6 +17,7 @@ typedef struct {
   double erp;      /* -contact_erp: fraction of a penetration corrected per step */
   long repartition_every;       /* -repartition_every: steps between repartitions (0: never) */
   double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
+  int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
 } sg_step_params;
 
 /* Per-step figures, stored as /stats in the trajectory file. */
@@ -30,6 +31,7 @@ typedef struct {
   int converged;
   double max_penetration;    /* largest -gap over contacts at the start of the step (m) */
   int recoveries;            /* the solver's recoveries in this step (sg_solve_info) */
+  int resolves;              /* solves added for contacts the solved motion met (-contact_recheck) */
 } sg_step_stats;
 
 typedef struct sg_stepper sg_stepper;

@@ -30,6 +30,7 @@ static const stat_field stat_fields[] = {
     {"stats/converged", offsetof(sg_step_stats, converged), 1},
     {"stats/max_penetration", offsetof(sg_step_stats, max_penetration), 0},
     {"stats/recoveries", offsetof(sg_step_stats, recoveries), 1},
+    {"stats/resolves", offsetof(sg_step_stats, resolves), 1},
 };
 #define N_STATS ((int)(sizeof stat_fields / sizeof stat_fields[0]))
 

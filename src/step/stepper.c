@@ -26,6 +26,9 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
   SG_CHECK(sg_opt_real("-contact_erp", 0.2, 0.0, 1.0, "fraction of a penetration removed per step", &p->erp));
   SG_CHECK(sg_opt_int("-repartition_every", 240, 0, 1000000000, "steps between METIS repartitions on the contact graph (0: never)", &p->repartition_every));
   SG_CHECK(sg_opt_real("-repartition_imbalance", 1.2, 0.0, 1e9, "repartition when the solver time max/mean over ranks exceeds this (0: never)", &p->repartition_imbalance));
+  long recheck = 0;
+  SG_CHECK(sg_opt_int("-contact_recheck", 8, 0, 100, "solves added per step for the contacts the solved motion meets and the motion at the start of the step did not (a body stopped within the step by a third one)", &recheck));
+  p->recheck = (int)recheck;
   return SG_OK;
 }
 
@@ -121,6 +124,9 @@ void sg_stepper_destroy(sg_stepper **pst) {
   sg_stepper_dist_destroy(st);
   sg_broadphase_destroy(&st->bp);
   sg_contacts_destroy(&st->contacts);
+  sg_contacts_destroy(&st->recheck);
+  sg_contacts_destroy(&st->merged);
+  free(st->recheck_vel); free(st->merged_lambda); free(st->solved_vel);
   sg_problem_destroy(&st->prob);
   free(st->sub_of_body); free(st->v); free(st->lambda); free(st->warm);
   free(st->body_owner); free(st->sub_owner); free(st->con_keeper); free(st->gather_buf); free(st->counts); free(st->displs);
@@ -204,6 +210,15 @@ void sg_stepper_integrate_body(sg_stepper *st, int i) {
   sg_integrate_body(st->s, i, v, st->prm.theta, st->prm.dt);
 }
 
+sg_err sg_stepper_solved_motion(sg_stepper *st, double **vhat_si) {
+  const sg_scene *s = st->s;
+  SG_CHECK(sg_grow((void **)&st->solved_vel, &st->cap_solved_vel, 6 * s->n + 1, sizeof(double), "solved velocities"));
+  for (int i = 0; i < s->n; ++i)
+    if (st->sub_of_body[i] >= 0) sg_rigid_velocity_to_si(&st->units, st->v + st->prob.sub_off[st->sub_of_body[i]], st->solved_vel + 6 * i);
+  *vhat_si = st->solved_vel;
+  return SG_OK;
+}
+
 sg_err sg_stepper_save_warm_start(sg_stepper *st) {
   SG_CHECK(sg_grow((void **)&st->warm, &st->cap_warm, st->contacts.n, sizeof *st->warm, "warm start"));
   for (int i = 0; i < st->contacts.n; ++i) {
@@ -244,6 +259,70 @@ double sg_stepper_measure_imbalance(sg_stepper *st) {
   return sum > 0 ? mx / (sum / st->size) : 1.0;
 }
 
+/* The problem of st->contacts assembled, with the owners of its subsystems on several ranks. */
+static sg_err assemble(sg_stepper *st) {
+  sg_scene *s = st->s;
+  double ta = MPI_Wtime();
+  SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n, sizeof(int), "body map"));
+  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->units, &st->prob, st->sub_of_body));
+  const sg_problem *p = &st->prob;
+  if (st->size > 1) {
+    SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, p->n_sub, sizeof(int), "subsystem owners"));
+    for (int i = 0; i < s->n; ++i)
+      if (st->sub_of_body[i] >= 0) st->sub_owner[st->sub_of_body[i]] = st->body_owner[i];
+    SG_CHECK(sg_problem_set_owners(&st->prob, st->sub_owner));
+  }
+  int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
+  SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv, sizeof(double), "velocities"));
+  SG_CHECK(sg_grow((void **)&st->lambda, &st->cap_row, nrow, sizeof(double), "multipliers"));
+  sg_timer_add(SG_PHASE_ASSEMBLY, ta);
+  return SG_OK;
+}
+
+/* Solve from vhat = the current velocities (exact for resting bodies) and st->lambda; every rank
+ * gets the whole answer: owners hold vhat of their subsystems, keepers (owner of the first pair)
+ * lambda. */
+static sg_err solve(sg_stepper *st, sg_solve_info *info) {
+  const sg_problem *p = &st->prob;
+  sg_stepper_warm_start_velocity(st);
+  SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, info));
+  if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = sg_stepper_measure_imbalance(st);
+  if (st->size > 1) {
+    SG_CHECK(sg_grow((void **)&st->con_keeper, &st->cap_keeper, p->n_con, sizeof(int), "constraint keepers"));
+    for (int i = 0; i < p->n_con; ++i) st->con_keeper[i] = st->sub_owner[p->pair_sub[p->con_pair[i]]];
+    double tg = MPI_Wtime();
+    SG_CHECK(allgather_items(st, p->n_sub, st->sub_owner, p->sub_off, st->v));
+    SG_CHECK(allgather_items(st, p->n_con, st->con_keeper, p->con_row, st->lambda));
+    sg_timer_add(SG_PHASE_GATHER, tg);
+  }
+  int nv = sg_problem_n_v(p);
+  for (int k = 0; k < nv; ++k)
+    if (!isfinite(st->v[k]))
+      return sg_error_set(SG_ERR_NUMERIC, "solver returned a non-finite velocity at step %lld; state kept", (long long)st->s->step);
+  return SG_OK;
+}
+
+/* Solved again while the solved motion meets contacts the problem lacks (recheck.c); every rank
+ * holds the whole answer, so every rank takes the same decision. */
+static sg_err solve_with_recheck(sg_stepper *st, sg_solve_info *info, sg_step_stats *stats) {
+  SG_CHECK(solve(st, info));
+  for (int round = 0; round < st->prm.recheck; ++round) {
+    double *vhat, tc = MPI_Wtime();
+    int added = 0;
+    SG_CHECK(sg_stepper_solved_motion(st, &vhat));
+    SG_CHECK(sg_stepper_recheck_contacts(st, vhat, &added));
+    sg_timer_add(SG_PHASE_COLLISION, tc);
+    if (!added) break;
+    int iterations = info->iterations, recoveries = info->recoveries;
+    SG_CHECK(assemble(st));
+    SG_CHECK(solve(st, info));
+    info->iterations += iterations;
+    info->recoveries += recoveries;
+    stats->resolves++;
+  }
+  return SG_OK;
+}
+
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   if (st->distributed) return sg_stepper_dist_step(st, stats);
   sg_scene *s = st->s;
@@ -265,39 +344,14 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   if (!err) err = sg_fault_check("collision", s->step + 1); /* a testing aid (fault.h) */
   SG_CHECK(sg_error_collective(st->comm, err));
   sg_timer_add(SG_PHASE_COLLISION, t0);
-  double ta = MPI_Wtime();
-  SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n, sizeof(int), "body map"));
-  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->units, &st->prob, st->sub_of_body));
-  sg_timer_add(SG_PHASE_ASSEMBLY, ta);
-  const sg_problem *p = &st->prob;
-  int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
-  SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv, sizeof(double), "velocities"));
-  SG_CHECK(sg_grow((void **)&st->lambda, &st->cap_row, nrow, sizeof(double), "multipliers"));
-  /* warm starts: vhat from the current velocity (exact for resting bodies), lambda by identity */
-  sg_stepper_warm_start_velocity(st);
-  sg_stepper_warm_start_lambda(st);
-
-  if (st->size > 1) {
-    SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, p->n_sub, sizeof(int), "subsystem owners"));
-    for (int i = 0; i < s->n; ++i)
-      if (st->sub_of_body[i] >= 0) st->sub_owner[st->sub_of_body[i]] = st->body_owner[i];
-    SG_CHECK(sg_problem_set_owners(&st->prob, st->sub_owner));
-  }
-
+  /* the start-of-step contacts' statistics, before the recheck adds any */
+  double maxpen = 0;
+  for (int k = 0; k < st->contacts.n; ++k) maxpen = fmax(maxpen, -st->contacts.c[k].cp.gap);
+  SG_CHECK(assemble(st));
+  sg_stepper_warm_start_lambda(st); /* lambda by contact identity */
   sg_solve_info info;
-  SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, &info));
-  if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = sg_stepper_measure_imbalance(st);
-  if (st->size > 1) { /* owners hold vhat of their subsystems; keepers (owner of the first pair) lambda */
-    SG_CHECK(sg_grow((void **)&st->con_keeper, &st->cap_keeper, p->n_con, sizeof(int), "constraint keepers"));
-    for (int i = 0; i < p->n_con; ++i) st->con_keeper[i] = st->sub_owner[p->pair_sub[p->con_pair[i]]];
-    double tg = MPI_Wtime();
-    SG_CHECK(allgather_items(st, p->n_sub, st->sub_owner, p->sub_off, st->v));
-    SG_CHECK(allgather_items(st, p->n_con, st->con_keeper, p->con_row, st->lambda));
-    sg_timer_add(SG_PHASE_GATHER, tg);
-  }
-  for (int k = 0; k < nv; ++k)
-    if (!isfinite(st->v[k]))
-      return sg_error_set(SG_ERR_NUMERIC, "solver returned a non-finite velocity at step %lld; state kept", (long long)s->step);
+  SG_CHECK(solve_with_recheck(st, &info, stats));
+  const sg_problem *p = &st->prob;
   double tm = MPI_Wtime();
   SG_CHECK(sg_contact_residual(p, st->lambda, &stats->contact_residual));
   sg_timer_add(SG_PHASE_METRIC, tm);
@@ -311,8 +365,6 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   s->step++;
   s->time = s->step * st->prm.dt; /* no accumulated round-off in the clock */
 
-  double maxpen = 0;
-  for (int k = 0; k < st->contacts.n; ++k) maxpen = fmax(maxpen, -st->contacts.c[k].cp.gap);
   stats->time = s->time;
   stats->iterations = info.iterations;
   stats->residual_primal = info.residual_primal;

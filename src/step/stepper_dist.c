@@ -221,6 +221,37 @@ static sg_err metric(sg_stepper *st, long long n_global, double *residual) {
   return SG_OK;
 }
 
+/* Per contact: this rank keeps it (the owner of its first moving body in gid order). */
+static void mark_keepers(sg_stepper *st) {
+  const sg_scene *s = st->s;
+  for (int k = 0; k < st->contacts.n; ++k) {
+    const sg_contact *c = &st->contacts.c[k];
+    st->kept[k] = owned(st, c->a) || (s->fixed[c->a] && owned(st, c->b));
+  }
+}
+
+/* The problem of st->contacts assembled, the owners of its subsystems set. */
+static sg_err assemble(sg_stepper *st) {
+  sg_scene *s = st->s;
+  double ta = MPI_Wtime();
+  SG_CHECK(sg_grow((void **)&st->kept, &st->cap_kept, st->contacts.n + 1, 1, "contact keepers"));
+  mark_keepers(st);
+  SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n + 1, sizeof(int), "body map"));
+  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->units, &st->prob, st->sub_of_body));
+  if (st->size > 1) {
+    SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, st->prob.n_sub + 1, sizeof(int), "subsystem owners"));
+    for (int i = 0; i < s->n; ++i)
+      if (st->sub_of_body[i] >= 0) st->sub_owner[st->sub_of_body[i]] = st->ws_owner[i];
+    SG_CHECK(sg_problem_set_owners(&st->prob, st->sub_owner));
+  }
+  const sg_problem *p = &st->prob;
+  int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
+  SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv + 1, sizeof(double), "velocities"));
+  SG_CHECK(sg_grow((void **)&st->lambda, &st->cap_row, nrow + 1, sizeof(double), "multipliers"));
+  sg_timer_add(SG_PHASE_ASSEMBLY, ta);
+  return SG_OK;
+}
+
 /* Ghosts in, contacts of owned bodies found and assembled, the problem's owners set. */
 static sg_err build_problem(sg_stepper *st) {
   sg_scene *s = st->s;
@@ -236,59 +267,72 @@ static sg_err build_problem(sg_stepper *st) {
     st->ws_owner[i] = i < st->n_local ? (s->fixed[i] ? -1 : st->rank) : st->gh.ghost_owner[i - st->n_local];
   SG_CHECK(sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts));
   SG_CHECK(sg_fault_check("collision", s->step + 1)); /* a testing aid (fault.h) */
-  /* the contacts of owned bodies, in the canonical order; the keeper of each */
-  SG_CHECK(sg_grow((void **)&st->kept, &st->cap_kept, st->contacts.n + 1, 1, "contact keepers"));
-  int m = 0;
+  int m = 0; /* the contacts of owned bodies, in the canonical order */
   for (int k = 0; k < st->contacts.n; ++k) {
     const sg_contact c = st->contacts.c[k];
-    int oa = owned(st, c.a), ob = owned(st, c.b);
-    if (!oa && !ob) continue;
-    st->kept[m] = oa || (s->fixed[c.a] && ob);
-    st->contacts.c[m++] = c;
+    if (owned(st, c.a) || owned(st, c.b)) st->contacts.c[m++] = c;
   }
   st->contacts.n = m;
   sg_timer_add(SG_PHASE_COLLISION, tc);
-  double ta = MPI_Wtime();
-  SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n + 1, sizeof(int), "body map"));
-  SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->units, &st->prob, st->sub_of_body));
-  if (st->size > 1) {
-    SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, st->prob.n_sub + 1, sizeof(int), "subsystem owners"));
-    for (int i = 0; i < s->n; ++i)
-      if (st->sub_of_body[i] >= 0) st->sub_owner[st->sub_of_body[i]] = st->ws_owner[i];
-    SG_CHECK(sg_problem_set_owners(&st->prob, st->sub_owner));
-  }
-  sg_timer_add(SG_PHASE_ASSEMBLY, ta);
-  return SG_OK;
+  return assemble(st);
 }
 
-static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
-  sg_scene *s = st->s;
+/* Solve from vhat = the current velocities (ghosts' too) and st->lambda. */
+static sg_err solve(sg_stepper *st, sg_solve_info *info) {
+  const sg_scene *s = st->s;
   const sg_problem *p = &st->prob;
-  int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
-  sg_err err = sg_grow((void **)&st->v, &st->cap_v, nv + 1, sizeof(double), "velocities");
-  if (!err) err = sg_grow((void **)&st->lambda, &st->cap_row, nrow + 1, sizeof(double), "multipliers");
-  SG_CHECK(sg_error_collective(st->comm, err)); /* before the solver's collectives */
-  /* warm starts: vhat from the current velocities (ghosts' too), lambda by contact identity */
+  sg_err err = SG_OK;
   sg_stepper_warm_start_velocity(st);
-  sg_stepper_warm_start_lambda(st);
-  sg_solve_info info;
-  SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, &info));
+  SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, info));
   if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = sg_stepper_measure_imbalance(st);
   for (int i = 0; i < st->n_local && !err; ++i)
     for (int r = 0; owned(st, i) && r < 6 && !err; ++r)
       if (!isfinite(st->v[p->sub_off[st->sub_of_body[i]] + r]))
         err = sg_error_set(SG_ERR_NUMERIC, "solver returned a non-finite velocity at step %lld (body %lld); state kept",
                            (long long)s->step, (long long)s->gid[i]);
-  SG_CHECK(sg_error_collective(st->comm, err));
+  return sg_error_collective(st->comm, err);
+}
+
+/* The solved motion of owned bodies, and of ghosts from their owners (SI). */
+static sg_err solved_motion(sg_stepper *st, double **vhat) {
+  sg_err err = sg_stepper_solved_motion(st, vhat);
+  if (!err && st->size > 1) err = sg_ghosts_forward(&st->gh, *vhat, NULL, 6, *vhat + 6 * st->n_local);
+  return sg_error_collective(st->comm, err);
+}
+
+/* Solved again while the solved motion meets contacts the problem lacks on any rank (recheck.c). */
+static sg_err solve_with_recheck(sg_stepper *st, sg_solve_info *info, sg_step_stats *stats) {
+  SG_CHECK(solve(st, info));
+  for (int round = 0; round < st->prm.recheck; ++round) {
+    double *vhat, tc = MPI_Wtime();
+    int added = 0;
+    SG_CHECK(solved_motion(st, &vhat));
+    SG_CHECK(sg_error_collective(st->comm, sg_stepper_recheck_contacts(st, vhat, &added)));
+    MPI_Allreduce(MPI_IN_PLACE, &added, 1, MPI_INT, MPI_SUM, st->comm);
+    sg_timer_add(SG_PHASE_COLLISION, tc);
+    if (!added) break;
+    int iterations = info->iterations, recoveries = info->recoveries;
+    SG_CHECK(sg_error_collective(st->comm, assemble(st)));
+    SG_CHECK(solve(st, info));
+    info->iterations += iterations;
+    info->recoveries += recoveries;
+    stats->resolves++;
+  }
+  return SG_OK;
+}
+
+static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
+  /* the start-of-step contacts' largest penetration, before the recheck adds any */
+  double maxpen = 0;
+  for (int k = 0; k < st->contacts.n; ++k) maxpen = fmax(maxpen, -st->contacts.c[k].cp.gap);
+  MPI_Allreduce(MPI_IN_PLACE, &maxpen, 1, MPI_DOUBLE, MPI_MAX, st->comm);
+  sg_stepper_warm_start_lambda(st); /* by contact identity */
+  sg_solve_info info;
+  SG_CHECK(solve_with_recheck(st, &info, stats));
   /* statistics over the kept contacts: each contact counts once whatever P */
   long long counts[1] = {0};
-  double maxpen = 0;
-  for (int k = 0; k < st->contacts.n; ++k) {
-    counts[0] += st->kept[k];
-    maxpen = fmax(maxpen, -st->contacts.c[k].cp.gap);
-  }
+  for (int k = 0; k < st->contacts.n; ++k) counts[0] += st->kept[k];
   MPI_Allreduce(MPI_IN_PLACE, counts, 1, MPI_LONG_LONG, MPI_SUM, st->comm);
-  MPI_Allreduce(MPI_IN_PLACE, &maxpen, 1, MPI_DOUBLE, MPI_MAX, st->comm);
   double tm = MPI_Wtime();
   SG_CHECK(sg_error_collective(st->comm, metric(st, counts[0], &stats->contact_residual)));
   sg_timer_add(SG_PHASE_METRIC, tm);

@@ -43,6 +43,10 @@ struct sg_stepper {
   int cap_written;
   double *metric_v, *metric_terms;   /* metric: vhat per body of s (6 each), per kept constraint */
   int cap_metric_v, cap_metric_terms;
+  /* contacts of the solved motion (recheck.c) */
+  sg_contacts recheck, merged;
+  double *recheck_vel, *merged_lambda, *solved_vel;
+  int cap_recheck_vel, cap_merged_lambda, cap_solved_vel;
 };
 
 
@@ -62,6 +66,13 @@ void sg_stepper_lambda_to_si(sg_stepper *st);
 /* Integrate body i with the solver's vhat of its subsystem (problem units). */
 void sg_stepper_integrate_body(sg_stepper *st, int i);
 sg_err sg_stepper_save_warm_start(sg_stepper *st);
+/* vhat of every body of s with a subsystem in the last solve (ghosts' must be there), in SI. */
+sg_err sg_stepper_solved_motion(sg_stepper *st, double **vhat_si);
 double sg_stepper_measure_imbalance(sg_stepper *st);
+/* recheck.c: the contacts that the solved motion (vhat in SI, 6 per body of s, bodies not solved
+ * here included) brings within reach and st->contacts lacks, added to st->contacts with lambda 0
+ * (st->lambda, in the problem's units, keeps the others' in the merged order); *n_added on this
+ * rank. The contacts' order stays canonical; the problem must be assembled again. */
+sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_added);
 
 #endif

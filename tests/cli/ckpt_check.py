@@ -108,7 +108,7 @@ def stats_continue(pa, pb):
               f"{pb}: /stats/time continues from step {start} ({start + 1} dt ... {start + k} dt)")
         check(a["stats/time"].shape[0] >= start + k, f"{pa} has the steps {start + 1} .. {start + k}")
         for name in ("time", "iterations", "residual_primal", "residual_dual", "contact_residual", "n_contacts",
-                     "converged", "max_penetration", "recoveries"):
+                     "converged", "max_penetration", "recoveries", "resolves"):
             x, y = a["stats/" + name][start:start + k], b["stats/" + name][:]
             check(np.array_equal(x, y), f"/stats/{name} of steps {start + 1}..{start + k} equal in both runs")
 

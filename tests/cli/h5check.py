@@ -67,7 +67,7 @@ def check_traj(traj, scene, t_final, steps_printed):
         check(res.shape == (steps,), f"{traj}: /stats/contact_residual has one entry per step "
               f"({steps}; found {res.shape})")
         for name in ("time", "iterations", "residual_primal", "residual_dual", "n_contacts",
-                     "wall_seconds", "converged", "max_penetration", "recoveries"):
+                     "wall_seconds", "converged", "max_penetration", "recoveries", "resolves"):
             d = f["stats/" + name]
             check(d.shape == res.shape, f"{traj}: /stats/{name} has as many entries as "
                   f"/stats/contact_residual (found {d.shape})")
