@@ -38,11 +38,13 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
   MPI_Comm_rank(comm, &g->rank);
   MPI_Comm_size(comm, &g->size);
   const int P = g->size, me = g->rank, n = s->n;
+  /* rank-local failures (memory) are agreed on before each collective (error.h) */
   if (!g->boxes) {
-    SG_ALLOC(g->boxes, 6 * P);
-    SG_ALLOC(g->send_off, P + 1);
-    SG_ALLOC(g->recv_off, P + 1);
+    g->boxes = sg_calloc((size_t)6 * P, sizeof(double), "ghost boxes");
+    g->send_off = sg_calloc((size_t)P + 1, sizeof(int), "ghost plan");
+    g->recv_off = sg_calloc((size_t)P + 1, sizeof(int), "ghost plan");
   }
+  SG_CHECK(sg_error_collective(comm, g->boxes && g->send_off && g->recv_off ? SG_OK : SG_ERR_MEM));
   /* this rank's box: owned bodies grown by their reach and the margin (empty: lo > hi) */
   double box[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
   for (int i = 0; i < n; ++i) {
@@ -56,7 +58,8 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
   if (MPI_Allgather(box, 6, MPI_DOUBLE, g->boxes, 6, MPI_DOUBLE, comm) != MPI_SUCCESS)
     return sg_error_set(SG_ERR_LIB, "ghosts: cannot gather the rank boxes");
   /* destinations of each owned body; O(owned x P) box tests */
-  SG_CHECK(sg_grow((void **)&g->dest_off, &g->cap_doff, n + 1, sizeof(int), "ghost plan"));
+  sg_err err = sg_grow((void **)&g->dest_off, &g->cap_doff, n + 1, sizeof(int), "ghost plan");
+  SG_CHECK(sg_error_collective(comm, err));
   g->dest_off[0] = 0;
   int nd = 0;
   for (int pass = 0; pass < 2; ++pass) {
@@ -70,13 +73,15 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
       }
       if (pass) g->dest_off[i + 1] = nd;
     }
-    if (!pass) SG_CHECK(sg_grow((void **)&g->dest, &g->cap_dest, nd + 1, sizeof(int), "ghost plan"));
+    if (!pass) err = sg_grow((void **)&g->dest, &g->cap_dest, nd + 1, sizeof(int), "ghost plan");
+    if (err) break;
   }
+  if (!err) err = sg_grow((void **)&g->send_body, &g->cap_send, nd + 1, sizeof(int), "ghost plan");
+  SG_CHECK(sg_error_collective(comm, err));
   /* the send plan by destination (the order sg_bodies_exchange packs in: by rank, then body) */
   memset(g->send_off, 0, (size_t)(P + 1) * sizeof(int));
   for (int m = 0; m < nd; ++m) g->send_off[g->dest[m] + 1]++;
   for (int k = 0; k < P; ++k) g->send_off[k + 1] += g->send_off[k];
-  SG_CHECK(sg_grow((void **)&g->send_body, &g->cap_send, nd + 1, sizeof(int), "ghost plan"));
   int *fill = g->recv_off; /* scratch until the receive side is known */
   memcpy(fill, g->send_off, (size_t)P * sizeof(int));
   for (int i = 0; i < n; ++i)
@@ -95,14 +100,16 @@ sg_err sg_ghosts_forward(sg_ghosts *g, const double *vals, const int *offset, in
   const int P = g->size;
   if (P == 1) return SG_OK;
   int ns = g->send_off[P], nr = g->recv_off[P];
-  SG_CHECK(sg_grow((void **)&g->sbuf, &g->cap_sbuf, width * ns + 1, sizeof(double), "ghost values"));
-  SG_CHECK(sg_grow((void **)&g->rbuf, &g->cap_rbuf, width * nr + 1, sizeof(double), "ghost values"));
+  sg_err err = sg_grow((void **)&g->sbuf, &g->cap_sbuf, width * ns + 1, sizeof(double), "ghost values");
+  if (!err) err = sg_grow((void **)&g->rbuf, &g->cap_rbuf, width * nr + 1, sizeof(double), "ghost values");
+  MPI_Request *req = err ? NULL : sg_calloc((size_t)2 * P, sizeof *req, "ghost requests");
+  if (!err && !req) err = SG_ERR_MEM;
+  err = sg_error_collective(g->comm, err); /* no rank left waiting on a message never sent */
+  if (err) { free(req); return err; }
   for (int m = 0; m < ns; ++m) {
     int i = g->send_body[m];
     memcpy(g->sbuf + (size_t)width * m, vals + (offset ? (size_t)offset[i] : (size_t)width * i), (size_t)width * sizeof(double));
   }
-  MPI_Request *req = sg_calloc((size_t)2 * P, sizeof *req, "ghost requests");
-  if (!req) return SG_ERR_MEM;
   int nreq = 0;
   for (int k = 0; k < P; ++k)
     if (g->recv_off[k + 1] > g->recv_off[k])

@@ -3,11 +3,32 @@
  * another. When the solve stops one of them within the step (a sphere landing on the floor),
  * the others go on falling into it. After the solve the broad and narrow phases run again with
  * each body's solved vhat as its velocity: over the step a body moves by dt vhat (paper 002
- * eq. (2)), so this finds the pairs the solved motion brings within reach. The contacts found
- * that the problem lacks are added to it, and the step is solved again. */
+ * eq. (2)), so this finds the pairs the solved motion brings within reach. When one of the
+ * contacts found that the problem lacks would end the step overlapping by more than a tenth of the
+ * contact margin, all of them are added and the step is solved again; overlaps smaller than that
+ * are left to the next step's contacts, which remove them at the rate -contact_erp. */
 #include <string.h>
 #include "signorini/collision.h"
+#include "signorini/la.h"
 #include "step/stepper_internal.h"
+
+/* Velocity of the material point x of body i under the motion vhat (fixed bodies: at rest). */
+static void point_velocity(const sg_scene *s, const double *vhat, int i, const double *x, double *u) {
+  if (s->fixed[i]) { u[0] = u[1] = u[2] = 0; return; }
+  double r[3], wxr[3];
+  v3_sub(r, x, s->pos + 3 * i);
+  v3_cross(wxr, vhat + 6 * i + 3, r);
+  v3_add(u, vhat + 6 * i, wxr);
+}
+
+/* Gap of contact c at the end of the step under the motion vhat, to first order. */
+static double gap_after_step(const sg_stepper *st, const double *vhat, const sg_contact *c) {
+  double ua[3], ub[3], rel[3];
+  point_velocity(st->s, vhat, c->a, c->cp.point, ua);
+  point_velocity(st->s, vhat, c->b, c->cp.point, ub);
+  v3_sub(rel, ua, ub); /* the normal points from b toward a */
+  return c->cp.gap + st->prm.dt * v3_dot(rel, c->cp.normal);
+}
 
 /* Bodies whose contacts this rank builds: its owned moving bodies with a distributed scene
  * (ghosts are the bodies after n_local), every moving body with a replicated one. */
@@ -27,39 +48,52 @@ static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si) {
   return err;
 }
 
-/* st->contacts and st->lambda grown by the contacts of st->recheck that they lack and that touch
- * a body solved here (lambda 0 for those); both lists are sorted by identity: one merge pass. */
-static sg_err merge_new_contacts(sg_stepper *st, int *n_added) {
+/* The contacts of st->recheck that st->contacts lacks and that touch a body solved here, in one
+ * merge pass over the two lists (both sorted by identity): counted (those overlapping beyond the
+ * tolerance at the end of the step under vhat) when merged is NULL, else written into merged with
+ * the problem's contacts (their multipliers from st->lambda into merged_lambda, 0 for the new). */
+static int walk_new_contacts(sg_stepper *st, const double *vhat, sg_contact *merged, double *merged_lambda) {
   const sg_contacts *old = &st->contacts, *found = &st->recheck;
-  int n_max = old->n + found->n;
-  SG_CHECK(sg_grow((void **)&st->merged.c, &st->merged.cap, n_max + 1, sizeof(sg_contact), "contact recheck"));
-  SG_CHECK(sg_grow((void **)&st->merged_lambda, &st->cap_merged_lambda, 3 * n_max + 1, sizeof(double), "contact recheck"));
-  int i = 0, j = 0, m = 0;
-  *n_added = 0;
+  const double tolerance = 0.1 * st->prm.margin;
+  int i = 0, j = 0, m = 0, n_overlapping = 0;
   while (i < old->n || j < found->n) {
     int order = i == old->n ? 1 : j == found->n ? -1 : sg_contact_key_cmp(&old->c[i], &found->c[j]);
-    if (order <= 0) { /* a contact of the problem: kept with its multiplier */
-      st->merged.c[m] = old->c[i];
-      memcpy(st->merged_lambda + 3 * m++, st->lambda + 3 * i, 3 * sizeof(double));
+    if (order <= 0) { /* a contact of the problem */
+      if (merged) {
+        merged[m] = old->c[i];
+        memcpy(merged_lambda + 3 * m++, st->lambda + 3 * i, 3 * sizeof(double));
+      }
       ++i;
       j += order == 0;
       continue;
     }
     const sg_contact *c = &found->c[j++];
     if (!solved_here(st, c->a) && !solved_here(st, c->b)) continue;
-    st->merged.c[m] = *c;
-    memset(st->merged_lambda + 3 * m++, 0, 3 * sizeof(double));
-    ++*n_added;
+    if (!merged) {
+      n_overlapping += gap_after_step(st, vhat, c) < -tolerance;
+      continue;
+    }
+    merged[m] = *c;
+    memset(merged_lambda + 3 * m++, 0, 3 * sizeof(double));
   }
-  st->merged.n = m;
+  if (merged) st->merged.n = m;
+  return n_overlapping;
+}
+
+sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_overlapping) {
+  *n_overlapping = 0;
+  SG_CHECK(contacts_of_motion(st, vhat_si));
+  *n_overlapping = walk_new_contacts(st, vhat_si, NULL, NULL);
+  return SG_OK;
+}
+
+sg_err sg_stepper_recheck_add(sg_stepper *st) {
+  int n_max = st->contacts.n + st->recheck.n;
+  SG_CHECK(sg_grow((void **)&st->merged.c, &st->merged.cap, n_max + 1, sizeof(sg_contact), "contact recheck"));
+  SG_CHECK(sg_grow((void **)&st->merged_lambda, &st->cap_merged_lambda, 3 * n_max + 1, sizeof(double), "contact recheck"));
+  walk_new_contacts(st, NULL, st->merged.c, st->merged_lambda);
   sg_contacts tc = st->contacts; st->contacts = st->merged; st->merged = tc;
   double *tl = st->lambda; st->lambda = st->merged_lambda; st->merged_lambda = tl;
   int cap = st->cap_row; st->cap_row = st->cap_merged_lambda; st->cap_merged_lambda = cap;
   return SG_OK;
-}
-
-sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_added) {
-  *n_added = 0;
-  SG_CHECK(contacts_of_motion(st, vhat_si));
-  return merge_new_contacts(st, n_added);
 }

@@ -308,12 +308,13 @@ static sg_err solve_with_recheck(sg_stepper *st, sg_solve_info *info, sg_step_st
   SG_CHECK(solve(st, info));
   for (int round = 0; round < st->prm.recheck; ++round) {
     double *vhat, tc = MPI_Wtime();
-    int added = 0;
+    int overlapping = 0;
     SG_CHECK(sg_stepper_solved_motion(st, &vhat));
-    SG_CHECK(sg_stepper_recheck_contacts(st, vhat, &added));
+    SG_CHECK(sg_stepper_recheck_contacts(st, vhat, &overlapping));
     sg_timer_add(SG_PHASE_COLLISION, tc);
-    if (!added) break;
+    if (!overlapping) break;
     int iterations = info->iterations, recoveries = info->recoveries;
+    SG_CHECK(sg_stepper_recheck_add(st));
     SG_CHECK(assemble(st));
     SG_CHECK(solve(st, info));
     info->iterations += iterations;

@@ -305,14 +305,16 @@ static sg_err solve_with_recheck(sg_stepper *st, sg_solve_info *info, sg_step_st
   SG_CHECK(solve(st, info));
   for (int round = 0; round < st->prm.recheck; ++round) {
     double *vhat, tc = MPI_Wtime();
-    int added = 0;
+    int overlapping = 0;
     SG_CHECK(solved_motion(st, &vhat));
-    SG_CHECK(sg_error_collective(st->comm, sg_stepper_recheck_contacts(st, vhat, &added)));
-    MPI_Allreduce(MPI_IN_PLACE, &added, 1, MPI_INT, MPI_SUM, st->comm);
+    SG_CHECK(sg_error_collective(st->comm, sg_stepper_recheck_contacts(st, vhat, &overlapping)));
+    MPI_Allreduce(MPI_IN_PLACE, &overlapping, 1, MPI_INT, MPI_SUM, st->comm);
     sg_timer_add(SG_PHASE_COLLISION, tc);
-    if (!added) break;
+    if (!overlapping) break;
     int iterations = info->iterations, recoveries = info->recoveries;
-    SG_CHECK(sg_error_collective(st->comm, assemble(st)));
+    sg_err err = sg_stepper_recheck_add(st);
+    if (!err) err = assemble(st);
+    SG_CHECK(sg_error_collective(st->comm, err));
     SG_CHECK(solve(st, info));
     info->iterations += iterations;
     info->recoveries += recoveries;

@@ -69,10 +69,13 @@ sg_err sg_stepper_save_warm_start(sg_stepper *st);
 /* vhat of every body of s with a subsystem in the last solve (ghosts' must be there), in SI. */
 sg_err sg_stepper_solved_motion(sg_stepper *st, double **vhat_si);
 double sg_stepper_measure_imbalance(sg_stepper *st);
-/* recheck.c: the contacts that the solved motion (vhat in SI, 6 per body of s, bodies not solved
- * here included) brings within reach and st->contacts lacks, added to st->contacts with lambda 0
- * (st->lambda, in the problem's units, keeps the others' in the merged order); *n_added on this
- * rank. The contacts' order stays canonical; the problem must be assembled again. */
-sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_added);
+/* recheck.c: search the contacts that the solved motion (vhat in SI, 6 per body of s, bodies not
+ * solved here included) brings within reach and st->contacts lacks; *n_overlapping on this rank:
+ * how many of them end the step overlapping by more than 0.1 margin under that motion. When a rank
+ * has one, every rank adds them (sg_stepper_recheck_add), assembles and solves again. */
+sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_overlapping);
+/* The contacts of the last search added to st->contacts with lambda 0 (st->lambda, in the problem's
+ * units, keeps the others' in the merged order, which stays canonical). */
+sg_err sg_stepper_recheck_add(sg_stepper *st);
 
 #endif

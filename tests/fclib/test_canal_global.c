@@ -14,7 +14,8 @@
 
 int main(int argc, char **argv) {
   fclib_test_init(&argc, &argv);
-  if (!fclib_dir_present(argc, argv)) return fclib_test_finish(SG_TEST_SKIP);
+  int missing = fclib_dir_missing(argc, argv);
+  if (missing) return fclib_test_finish(missing);
   const char *dir = argv[1];
   const char *names[3] = {"Box_Stacks-i0122-82-5.hdf5", "spheres-in-a-box-98-i10000-256-10.hdf5", "CubeH8.hdf5"};
   for (int k = 0; k < 3; ++k) {

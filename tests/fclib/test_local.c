@@ -41,7 +41,8 @@ static void solve(const char *name, const sg_fclib_problem *loc, const sg_fclib_
 
 int main(int argc, char **argv) {
   fclib_test_init(&argc, &argv);
-  if (!fclib_dir_present(argc, argv)) return fclib_test_finish(SG_TEST_SKIP);
+  int missing = fclib_dir_missing(argc, argv);
+  if (missing) return fclib_test_finish(missing);
   sg_fclib_problem loc, glob;
   CHECK_OK(sg_fclib_read(fclib_path(argv[1], "Capsules-i125-1213.hdf5"), &loc));
   double eps = 0, asym = 0;

@@ -51,7 +51,8 @@ static void check_global(const char *dir, const char *name, int n, int nc, int n
 
 int main(int argc, char **argv) {
   fclib_test_init(&argc, &argv);
-  if (!fclib_dir_present(argc, argv)) return fclib_test_finish(SG_TEST_SKIP);
+  int missing = fclib_dir_missing(argc, argv);
+  if (missing) return fclib_test_finish(missing);
   const char *dir = argv[1];
   check_global(dir, "Box_Stacks-i0122-82-5.hdf5", 450, 82, 75, 6);
   check_global(dir, "spheres-in-a-box-98-i10000-256-10.hdf5", 588, 256, 98, 6);

@@ -12,7 +12,8 @@
 
 int main(int argc, char **argv) {
   fclib_test_init(&argc, &argv);
-  if (!fclib_dir_present(argc, argv)) return fclib_test_finish(SG_TEST_SKIP);
+  int missing = fclib_dir_missing(argc, argv);
+  if (missing) return fclib_test_finish(missing);
   const char *dir = argv[1];
   double nat, dyn, t;
   int its;

@@ -8,7 +8,7 @@
 #  2. the bed, run on for 1 s from the pour's checkpoint (the warm start kept), stays at rest: the
 #     largest speed below 1 mm/s in every frame and its top (highest sphere centre) never more than
 #     0.01 d above where it started.
-# Part 2 FAILS today, and the issue stays open on it: with 100 iterations per step SubADMM stalls on
+# Part 2 FAILS: with 100 iterations per step SubADMM stalls on
 # this deep frictional bed (mu = 0.5 is past the friction at which its Coulomb solution repels the
 # iteration, docs/SOLVERS.md "Frictional piles"), and the bed never comes to rest: it breathes, its
 # top moving by about 0.3 d with a period near 0.2 s and median speeds of 3-20 mm/s. The test prints
