@@ -302,13 +302,14 @@ static sg_err max_effective_mass(canal *c, const sg_problem *p, double *mmax) {
   return SG_OK;
 }
 
-/* ||z_t|| per contact from z = J v + (lambda - lambda_old) / beta (the slack of (12)). */
+/* ||z_t|| per contact from z = J v + e + (lambda - lambda_old) / beta (the slack of (12)). */
 static void slack_tangent_norms(canal *c, const sg_problem *p, double beta, double *out) {
   for (int i = 0; i < p->n_con; ++i) {
     if (p->kind[i] != SG_CON_CONTACT) { out[i] = 0; continue; }
     int r0 = p->con_row[i];
-    double z1 = c->jv[r0 + 1] + (c->lam[r0 + 1] - c->lam_old[r0 + 1]) / beta;
-    double z2 = c->jv[r0 + 2] + (c->lam[r0 + 2] - c->lam_old[r0 + 2]) / beta;
+    /* the tangential relative velocity: J_t v + e_t (e_t: a moving surface's drag) */
+    double z1 = c->jv[r0 + 1] + p->e[r0 + 1] + (c->lam[r0 + 1] - c->lam_old[r0 + 1]) / beta;
+    double z2 = c->jv[r0 + 2] + p->e[r0 + 2] + (c->lam[r0 + 2] - c->lam_old[r0 + 2]) / beta;
     out[i] = sqrt(z1 * z1 + z2 * z2);
   }
 }

@@ -260,7 +260,20 @@ static sg_err ensure_work(sap *d, const sg_problem *p) {
 
 /* Cholesky factors of A_j, v* = A^{-1} b (13)-(14), D = diag(A)^{-1/2} (25), and per constraint the
  * regularization (29)-(30) from w_i = ||W_ii||_F / rows and the bias vhat. */
+/* SAP's contact model (paper 000 (23)) is written for surfaces at rest: a tangential e (a moving
+ * surface's drag) is refused rather than solved wrongly. */
+static sg_err refuse_moving_surfaces(const sg_problem *p) {
+  for (int i = 0; i < p->n_con; ++i) {
+    const double *e = p->e + p->con_row[i];
+    if (p->kind[i] == SG_CON_CONTACT && (e[1] != 0 || e[2] != 0))
+      return sg_error_set(SG_ERR_ARG, "SAP does not model moving surfaces (contact %d touches a fixed body with a "
+                          "velocity); use subadmm, pgs, canal or nsn", i);
+  }
+  return SG_OK;
+}
+
 static sg_err setup(sap *d, const sg_problem *p) {
+  SG_CHECK(refuse_moving_surfaces(p));
   for (int j = 0; j < p->n_sub; ++j) {
     int dof = p->sub_dof[j], off = p->sub_aoff[j], vo = p->sub_off[j];
     if (chol_factor(dof, p->A + off, d->L + off))
