@@ -24,6 +24,14 @@ static inline double v3_normalize(double *a) {
   return n;
 }
 
+/* Velocity of the point x of a rigid body moving with vel = (v, w) about its centre: v + w x (x - centre). */
+static inline void rigid_point_velocity(double *u, const double *vel, const double *centre, const double *x) {
+  double r[3], wxr[3];
+  v3_sub(r, x, centre);
+  v3_cross(wxr, vel + 3, r);
+  v3_add(u, vel, wxr);
+}
+
 /* 3x3 row-major */
 static inline void m3_mul_v(double *o, const double *M, const double *v) {
   double x = M[0] * v[0] + M[1] * v[1] + M[2] * v[2];

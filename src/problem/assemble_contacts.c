@@ -90,17 +90,9 @@ static sg_err add_body(const sg_scene *s, int i, const sg_step_params *prm, cons
   return sg_problem_add_subsystem(p, 6, A, b, s->gid[i], sub);
 }
 
-/* Velocity of the surface of fixed body i at the point x: its velocity (v, w) does not move it, it
- * is the velocity its surface drags a contact with (a belt, a turntable; SI). */
-static void surface_velocity(const sg_scene *s, int i, const double *x, double *u) {
-  double r[3], wxr[3];
-  v3_sub(r, x, s->pos + 3 * i);
-  v3_cross(wxr, s->vel + 6 * i + 3, r);
-  v3_add(u, s->vel + 6 * i, wxr);
-}
-
-/* Contact k in units u: Jacobian rows [t, (r x t) / L], error e / V. A fixed body's surface
- * velocity enters e: the rows hold the velocity of A relative to B along (n, t1, t2). */
+/* Contact k in units u: Jacobian rows [t, (r x t) / L], error e / V. A fixed body's velocity
+ * (v, w) does not move it: it is the velocity of its surface (a belt, a turntable), which enters e,
+ * whose rows then hold the velocity of A relative to B along (n, t1, t2) that J leaves out. */
 static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
                           sg_problem *p, const int *sub_of_body) {
   double frame[9], Ja[18], Jb[18], r[3];
@@ -123,8 +115,8 @@ static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step
     Js[np++] = Jb;
   }
   double e[3] = {sg_contact_error(ct->cp.gap, prm->dt, prm->erp), 0, 0}, drag[3] = {0, 0, 0}, us[3];
-  if (s->fixed[ct->a]) { surface_velocity(s, ct->a, ct->cp.point, us); v3_add(drag, drag, us); }
-  if (s->fixed[ct->b]) { surface_velocity(s, ct->b, ct->cp.point, us); v3_sub(drag, drag, us); }
+  if (s->fixed[ct->a]) { rigid_point_velocity(us, s->vel + 6 * ct->a, s->pos + 3 * ct->a, ct->cp.point); v3_add(drag, drag, us); }
+  if (s->fixed[ct->b]) { rigid_point_velocity(us, s->vel + 6 * ct->b, s->pos + 3 * ct->b, ct->cp.point); v3_sub(drag, drag, us); }
   for (int k = 0; k < 3; ++k) e[k] = (e[k] + v3_dot(frame + 3 * k, drag)) / sg_units_velocity(u);
   return sg_problem_add_constraint(p, SG_CON_CONTACT, e, sg_scene_friction(s, ct->a, ct->b), 0, 0, np, subs, Js, NULL);
 }

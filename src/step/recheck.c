@@ -12,13 +12,11 @@
 #include "signorini/la.h"
 #include "step/stepper_internal.h"
 
-/* Velocity of the material point x of body i under the motion vhat (fixed bodies: at rest). */
+/* Velocity of the material point x of body i under the motion vhat; a fixed body's geometry does
+ * not move (its velocity is its surface's, which changes no gap). */
 static void point_velocity(const sg_scene *s, const double *vhat, int i, const double *x, double *u) {
   if (s->fixed[i]) { u[0] = u[1] = u[2] = 0; return; }
-  double r[3], wxr[3];
-  v3_sub(r, x, s->pos + 3 * i);
-  v3_cross(wxr, vhat + 6 * i + 3, r);
-  v3_add(u, vhat + 6 * i, wxr);
+  rigid_point_velocity(u, vhat + 6 * i, s->pos + 3 * i, x);
 }
 
 /* Gap of contact c at the end of the step under the motion vhat, to first order. */
@@ -82,7 +80,7 @@ static int walk_new_contacts(sg_stepper *st, const double *vhat, sg_contact *mer
 
 sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_overlapping) {
   *n_overlapping = 0;
-  SG_CHECK(contacts_of_motion(st, vhat_si));
+  SG_CHECK(contacts_of_motion(st, vhat_si)); /* none counted when the search fails */
   *n_overlapping = walk_new_contacts(st, vhat_si, NULL, NULL);
   return SG_OK;
 }
