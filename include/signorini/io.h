@@ -27,10 +27,9 @@ typedef struct sg_traj_writer sg_traj_writer;
 /* Open a trajectory: the data goes to a temporary file beside path until sg_traj_close(w, 1).
  * Fails early (SG_ERR_IO, naming the path) when the output cannot be written. */
 sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_writer **w);
+/* One frame: each rank writes the rows of the bodies it holds (a replicated scene: rank 0 all of
+ * them); one collective write, rows by global id. */
 sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s);
-/* The same, each rank writing the rows of the bodies it owns (owner[i]: rank of body i; an owner out
- * of range means rank 0; NULL: rank 0 writes everything). One collective write, global scene order. */
-sg_err sg_traj_write_frame_owned(sg_traj_writer *w, const sg_scene *s, const int *owner);
 sg_err sg_traj_write_stats(sg_traj_writer *w, const sg_step_stats *st);
 /* Attach a string attribute to the root (run options, solver name, ...). */
 sg_err sg_traj_set_attr(sg_traj_writer *w, const char *name, const char *value);

@@ -18,6 +18,14 @@ typedef struct {
 
 typedef struct sg_solver sg_solver;
 
+/* What a solver needs of a problem distributed over ranks (the stepper gives it that):
+ *  SG_SOLVER_WHOLE: the whole problem on every rank, gathered by the stepper's adapter, its
+ *    sub_owner saying which rank does the work of which rows (the Newton solvers distribute their
+ *    linear algebra so; PGS, serial by nature, repeats the same sweeps on every rank);
+ *  SG_SOLVER_LOCAL: a rank's part: its subsystems, the constraints touching them and the ghost
+ *    subsystems owned elsewhere; the solver exchanges the halo itself (SubADMM). */
+typedef enum { SG_SOLVER_WHOLE = 0, SG_SOLVER_LOCAL = 1 } sg_solver_layout;
+
 typedef struct {
   const char *name;
   const char *description;
@@ -25,10 +33,7 @@ typedef struct {
   sg_err (*set_from_options)(sg_solver *s);
   sg_err (*solve)(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info);
   void (*destroy)(sg_solver *s);
-  /* 1: solves a rank's part of the problem (its subsystems, the constraints touching them, and
-   * ghost subsystems owned elsewhere), so the stepper can distribute the scene; 0: needs the
-   * whole problem on every rank (a replicated scene) */
-  int distributed_scene;
+  sg_solver_layout layout;
 } sg_solver_ops;
 
 struct sg_solver {
@@ -43,8 +48,8 @@ struct sg_solver {
 sg_err sg_solver_register(const sg_solver_ops *ops);
 void sg_solver_list(char *buf, int len);         /* comma-separated registered names */
 sg_err sg_solver_create(MPI_Comm comm, const char *name, sg_solver **out);
-/* 1 when the registered solver `name` runs on a distributed scene (ops->distributed_scene). */
-int sg_solver_distributes_scene(const char *name);
+/* The registered solvers that get the whole problem gathered (SG_SOLVER_WHOLE), comma-separated. */
+void sg_solver_list_whole(char *buf, int len);
 sg_err sg_solver_set_from_options(sg_solver *s);  /* reads -solver_max_it, -solver_tol, ... */
 sg_err sg_solver_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info);
 void sg_solver_destroy(sg_solver **s);

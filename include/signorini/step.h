@@ -45,16 +45,12 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats);
 void sg_stepper_destroy(sg_stepper **st);
 
-/* Two ways to run on P ranks, chosen by the solver:
- *  - distributed scene (SubADMM, on any number of ranks): sg_stepper_create turns s into this
- *    rank's part (scene.h: owned moving bodies + every fixed body, in gid order) after a METIS
- *    partition computed on rank 0; each step fetches ghosts, finds and assembles the contacts of
- *    owned bodies only, solves, and integrates the owned bodies; bodies migrate at repartitions.
- *    A scene already distributed on entry (sg_scene_read_block) is repartitioned the same way.
- *  - replicated scene (the Newton solvers and PGS): every rank holds and steps the whole scene; the
- *    owners below decide who does the solver work of which subsystem.
- * Owner rank of every body (owner[i] for i < s->n; fixed bodies ignored); replicated path only. */
-sg_err sg_stepper_set_owners(sg_stepper *st, const int *owner);
+/* On P ranks sg_stepper_create turns s into this rank's part (scene.h: owned moving bodies + every
+ * fixed body, in gid order) after a METIS partition computed on rank 0; each step fetches ghosts,
+ * finds and assembles the contacts of owned bodies only, solves, and integrates the owned bodies;
+ * bodies migrate at repartitions. A scene already distributed on entry (sg_scene_read_block) is
+ * partitioned the same way. Every solver runs so: one that needs the whole problem
+ * (SG_SOLVER_WHOLE, solver.h) gets it gathered on every rank and its answer taken back. */
 
 /* Number of repartitions done so far. */
 int sg_stepper_repartitions(const sg_stepper *st);
@@ -68,25 +64,21 @@ typedef struct {
 } sg_warm_entry;
 int sg_stepper_warm_count(const sg_stepper *st);
 const sg_warm_entry *sg_stepper_warm(const sg_stepper *st);
-/* The entries this rank writes to a checkpoint: all of them with a replicated scene, those it
- * keeps (each contact kept by one rank) with a distributed one. *n = -1 when out of memory. */
+/* The entries this rank writes to a checkpoint: those it keeps (each contact kept by one rank).
+ * *n = -1 when out of memory. */
 const sg_warm_entry *sg_stepper_warm_written(sg_stepper *st, int *n);
-/* Replace the warm start (entries must be sorted by (gid_a, gid_b, feature); checked). With a
- * distributed scene, entries may be all of a checkpoint's: each rank keeps those touching its bodies. */
+/* Replace the warm start (entries must be sorted by (gid_a, gid_b, feature); checked). The entries
+ * may be all of a checkpoint's: each rank keeps those touching its bodies. */
 sg_err sg_stepper_set_warm(sg_stepper *st, const sg_warm_entry *entries, int n);
 
-/* The whole problem of the last step on rank root (collective): the stepper's own with a
- * replicated scene (*whole on every rank), else gathered into buf (*whole = buf on root, NULL
- * elsewhere), subsystems by global id and constraints by contact identity, as on one rank. */
+/* The whole problem of the last step on rank root (collective): the stepper's own on one rank,
+ * else gathered into buf (*whole = buf on root, NULL elsewhere), subsystems by global id and
+ * constraints by contact identity, as on one rank. */
 sg_err sg_stepper_whole_problem(sg_stepper *st, int root, sg_problem *buf, const sg_problem **whole);
 
-/* Access for tests and diagnostics: the last problem solved and its lambda (with a distributed
- * scene: this rank's part, ghost subsystems included). */
+/* Access for tests and diagnostics: the last problem solved and its lambda (SI impulses; on P
+ * ranks this rank's part, ghost subsystems included). */
 const sg_problem *sg_stepper_problem(const sg_stepper *st);
 const double *sg_stepper_lambda(const sg_stepper *st);
 const sg_contacts *sg_stepper_contacts(const sg_stepper *st);
-/* Rank owning each body (fixed bodies: whatever the partition said; NULL on one rank and with a
- * distributed scene, where each rank writes the bodies it holds). */
-const int *sg_stepper_body_owner(const sg_stepper *st);
-
 #endif

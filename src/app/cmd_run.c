@@ -59,7 +59,10 @@ static sg_err read_run_options(MPI_Comm comm, const sg_scene *s, run_options *o,
   char names[256];
   sg_solver_list(names, sizeof names);
   SG_CHECK(sg_opt_string("-o", "out.h5", "trajectory output (HDF5; an .xmf for ParaView is written beside it)", o->out, sizeof o->out, NULL));
-  SG_CHECK(sg_opt_choice("-solver", "subadmm", names, "contact solver", o->solver, sizeof o->solver));
+  char whole[128], help[256];
+  sg_solver_list_whole(whole, sizeof whole);
+  snprintf(help, sizeof help, "contact solver (subadmm solves each rank's part; %s get the whole problem gathered on every rank)", whole);
+  SG_CHECK(sg_opt_choice("-solver", "subadmm", names, help, o->solver, sizeof o->solver));
   SG_CHECK(sg_opt_real("-t_final", 1.0, 0.0, 1e9, "simulated time (s)", &o->t_final));
   SG_CHECK(sg_step_params_from_options(comm, s, prm));
   long every_default = (long)fmax(1.0, round(1.0 / (60.0 * prm->dt))); /* about 60 frames per second */
@@ -113,12 +116,8 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   sg_checkpoint_info ck = {0};
   sg_warm_entry *warm = NULL;
   int n_warm = 0;
-  /* A solver that runs on a distributed scene gets one from the start: each rank reads a block of
-   * the file (hyperslabs), and no rank ever holds the whole scene. */
-  char solver_name[64] = "subadmm";
-  PetscOptionsGetString(NULL, NULL, "-solver", solver_name, sizeof solver_name, NULL);
-  if (sg_solver_distributes_scene(solver_name)) err = sg_scene_read_block(comm, scene_path, &s);
-  else err = sg_error_collective(comm, sg_scene_read(comm, scene_path, &s));
+  /* Each rank reads a block of the file (hyperslabs): no rank ever holds the whole scene. */
+  err = sg_scene_read_block(comm, scene_path, &s);
   if (!err) err = sg_error_collective(comm, read_restart_option(&o));
   /* A restart: the scene's state, step and time become the checkpoint's, before anything else. */
   if (!err && o.restarting)
@@ -161,7 +160,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     }
     /* the first frame is the initial (or restored) state */
     sg_fault_set_step(start_step);
-    err = sg_error_collective(comm, sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st)));
+    err = sg_error_collective(comm, sg_traj_write_frame(w, &s));
   }
   if (err) goto done;
 
@@ -182,13 +181,13 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       /* the scene still holds the last good state: keep it as the final frame of the .partial */
       sg_error_append(" (in step %lld; the last good state, t = %.6g s, is the final frame of %s)", g, s.time,
                       sg_traj_partial_name(w));
-      sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st));
+      sg_traj_write_frame(w, &s);
       step_failed = 1;
       break;
     }
     double tio = MPI_Wtime();
     err = sg_traj_write_stats(w, &stats);
-    if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame_owned(w, &s, sg_stepper_body_owner(st));
+    if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame(w, &s);
     err = sg_error_collective(comm, err);
     if (!err && o.checkpoint_every > 0 && g % o.checkpoint_every == 0) {
       int n_written;

@@ -157,19 +157,11 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
 
 static sg_err flush_stats(sg_traj_writer *w);
 
-/* The rows this rank writes: without owners, those of sg_io_writes_body; else the bodies owned
- * here (a body without a valid owner, a fixed wall say, goes to rank 0), packed in scene order. */
-static int writes_row(const sg_traj_writer *w, const sg_scene *s, const int *owner, int size, int i) {
-  if (!owner) return sg_io_writes_body(w->rank, s, i);
-  return (owner[i] >= 0 && owner[i] < size ? owner[i] : 0) == w->rank;
-}
-
-static sg_err pick_rows(sg_traj_writer *w, const sg_scene *s, const int *owner, int *mine, const int64_t **gid,
-                        const double **data) {
+/* The rows this rank writes (sg_io_writes_body), packed in scene order. */
+static sg_err pick_rows(sg_traj_writer *w, const sg_scene *s, int *mine, const int64_t **gid, const double **data) {
   const double *all[FR_COUNT] = {s->pos, s->quat, s->vel};
-  int size, n = 0;
-  MPI_Comm_size(w->comm, &size);
-  for (int i = 0; i < s->n; ++i) n += writes_row(w, s, owner, size, i);
+  int n = 0;
+  for (int i = 0; i < s->n; ++i) n += sg_io_writes_body(w->rank, s, i);
   if (n == s->n) { /* every row held here is written here: straight from the scene, no copy */
     *mine = n;
     *gid = s->gid;
@@ -182,7 +174,7 @@ static sg_err pick_rows(sg_traj_writer *w, const sg_scene *s, const int *owner, 
   if (err) return err;
   n = 0;
   for (int i = 0; i < s->n; ++i) {
-    if (!writes_row(w, s, owner, size, i)) continue;
+    if (!sg_io_writes_body(w->rank, s, i)) continue;
     w->own_gid[n] = s->gid[i];
     for (int k = 0; k < FR_COUNT; ++k) {
       int c = frame_fields[k].ncols;
@@ -195,8 +187,6 @@ static sg_err pick_rows(sg_traj_writer *w, const sg_scene *s, const int *owner, 
   for (int k = 0; k < FR_COUNT; ++k) data[k] = w->own_data[k];
   return SG_OK;
 }
-
-sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s) { return sg_traj_write_frame_owned(w, s, NULL); }
 
 /* Frame f of field k (k == FR_COUNT: the time), extended and written; an error agreed by every rank,
  * so that no rank enters the next collective HDF5 call alone (an I/O error may reach one rank only). */
@@ -211,12 +201,12 @@ static sg_err write_frame_field(sg_traj_writer *w, int k, hsize_t f, int mine, c
   return sg_error_collective(w->comm, err);
 }
 
-sg_err sg_traj_write_frame_owned(sg_traj_writer *w, const sg_scene *s, const int *owner) {
+sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s) {
   if (!w) return sg_error_set(SG_ERR_ARG, "sg_traj_write_frame: no trajectory writer");
   int mine = 0;
   const int64_t *gid = NULL;
   const double *data[FR_COUNT];
-  sg_err err = pick_rows(w, s, owner, &mine, &gid, data);
+  sg_err err = pick_rows(w, s, &mine, &gid, data);
   if (!err) err = sg_fault_check("output", sg_fault_step());
   SG_CHECK(sg_error_collective(w->comm, err));
   SG_CHECK(sg_io_check_rows(w->comm, mine, gid, w->n, w->path));

@@ -22,7 +22,8 @@
  * changes cause at a constraint -- the same units as SubADMM's theta_p (42). The solve stops when
  * theta < -solver_tol. Reported: residual_primal = theta, residual_dual = 0 (exact by construction,
  * since vhat = A^{-1}(b + J^T lambda) is maintained). The warm start is lambda; the given v is
- * ignored and overwritten. One rank only (a sweep is sequential). */
+ * ignored and overwritten. A sweep is sequential: on several ranks every rank sweeps the whole
+ * problem (gathered by the stepper, SG_SOLVER_WHOLE) the same way and gets the same answer. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,10 +237,8 @@ static double sweep(const pgs *d, const sg_problem *p, double *v, double *lambda
 
 static sg_err pgs_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
   pgs *d = s->data;
-  int size, rank;
-  MPI_Comm_size(s->comm, &size);
+  int rank;
   MPI_Comm_rank(s->comm, &rank);
-  if (size > 1 && p->has_owners) return sg_error_set(SG_ERR_ARG, "pgs runs on one rank (for now)");
   if (p->n_sub == 0) { info->converged = 1; return SG_OK; }
   double t0 = MPI_Wtime();
   SG_CHECK(setup(d, p));
@@ -272,7 +271,7 @@ static sg_err pgs_solve(sg_solver *s, const sg_problem *p, double *v, double *la
 
 const sg_solver_ops sg_solver_pgs_ops = {
   .name = "pgs",
-  .description = "projected Gauss-Seidel on the Delassus blocks (paper 002 Sec. VII baseline), one rank",
+  .description = "projected Gauss-Seidel on the Delassus blocks (paper 002 Sec. VII baseline); serial: the same sweeps on every rank",
   .create = pgs_create,
   .set_from_options = NULL,
   .solve = pgs_solve,

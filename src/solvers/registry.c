@@ -36,11 +36,14 @@ void sg_solver_list(char *buf, int len) {
   }
 }
 
-int sg_solver_distributes_scene(const char *name) {
+void sg_solver_list_whole(char *buf, int len) {
   register_builtins();
-  for (int k = 0; k < g_nreg; ++k)
-    if (!strcmp(g_registry[k]->name, name)) return g_registry[k]->distributed_scene;
-  return 0;
+  buf[0] = 0;
+  for (int k = 0; k < g_nreg; ++k) {
+    if (g_registry[k]->layout != SG_SOLVER_WHOLE) continue;
+    size_t used = strlen(buf);
+    snprintf(buf + used, (size_t)len - used, "%s%s", used ? ", " : "", g_registry[k]->name);
+  }
 }
 
 sg_err sg_solver_create(MPI_Comm comm, const char *name, sg_solver **out) {

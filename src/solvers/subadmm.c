@@ -850,5 +850,5 @@ const sg_solver_ops sg_solver_subadmm_ops = {
   .set_from_options = subadmm_set_from_options,
   .solve = subadmm_solve,
   .destroy = subadmm_destroy,
-  .distributed_scene = 1,
+  .layout = SG_SOLVER_LOCAL,
 };

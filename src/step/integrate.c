@@ -1,7 +1,11 @@
-/* State update of paper 002 eq. (2) for rigid bodies. */
+/* State update of paper 002 eq. (2) for rigid bodies, and the stage that applies it to every
+ * owned body with the solver's vhat. */
 #include <string.h>
+#include "signorini/assemble.h"
 #include "signorini/integrate.h"
 #include "signorini/la.h"
+#include "signorini/timing.h"
+#include "step/stepper_internal.h"
 
 void sg_integrate_body(sg_scene *s, int i, const double *vhat, double theta, double dt) {
   double *x = s->pos + 3 * i, *q = s->quat + 4 * i, *v = s->vel + 6 * i;
@@ -33,4 +37,14 @@ void sg_integrate_body(sg_scene *s, int i, const double *vhat, double theta, dou
   inertia_world_inv(Iinv, R, s->inertia + 3 * i);
   m3_mul_v(v_next + 3, Iinv, L);
   memcpy(v, v_next, sizeof v_next);
+}
+
+void sg_stepper_integrate(sg_stepper *st) {
+  double t0 = MPI_Wtime(), v[6];
+  for (int i = 0; i < st->n_local; ++i) {
+    if (!sg_stepper_owns(st, i)) continue;
+    sg_rigid_velocity_to_si(&st->units, st->v + st->prob.sub_off[st->sub_of_body[i]], v);
+    sg_integrate_body(st->s, i, v, st->prm.theta, st->prm.dt);
+  }
+  sg_timer_add(SG_PHASE_INTEGRATE, t0);
 }

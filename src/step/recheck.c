@@ -28,11 +28,6 @@ static double gap_after_step(const sg_stepper *st, const double *vhat, const sg_
   return c->cp.gap + st->prm.dt * v3_dot(rel, c->cp.normal);
 }
 
-/* Bodies whose contacts this rank builds: its owned moving bodies with a distributed scene
- * (ghosts are the bodies after n_local), every moving body with a replicated one. */
-static int solved_here(const sg_stepper *st, int i) {
-  return !st->s->fixed[i] && (!st->distributed || i < st->n_local);
-}
 
 /* The contacts of the motion vhat (SI, 6 per body of s) into st->recheck. */
 static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si) {
@@ -66,7 +61,7 @@ static int walk_new_contacts(sg_stepper *st, const double *vhat, sg_contact *mer
       continue;
     }
     const sg_contact *c = &found->c[j++];
-    if (!solved_here(st, c->a) && !solved_here(st, c->b)) continue;
+    if (!sg_stepper_owns(st, c->a) && !sg_stepper_owns(st, c->b)) continue;
     if (!merged) {
       n_overlapping += gap_after_step(st, vhat, c) < -tolerance;
       continue;
