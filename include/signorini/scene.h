@@ -18,6 +18,29 @@ typedef enum {
 
 const char *sg_shape_name(int shape);
 
+/* fixed[i] of a body: */
+enum {
+  SG_MOVING = 0,    /* a rigid body moved by the solver */
+  SG_FIXED = 1,     /* infinite mass, never moves; its velocity is its surface's (a belt) */
+  SG_KINEMATIC = 2  /* infinite mass, moved by a prescribed motion (sg_motion); in files: fixed = 1
+                     * and a row of /motions */
+};
+
+/* A prescribed motion of a kinematic body over the time window [t_start, t_end) (t_end may be
+ * INFINITY); at rest outside it. A body may have several, with disjoint windows (a schedule). */
+typedef enum { SG_MOTION_TRANSLATE = 0, SG_MOTION_ROTATE = 1, SG_MOTION_KINDS = 2 } sg_motion_kind;
+typedef struct {
+  int64_t body;        /* global id of the kinematic body */
+  int kind;            /* sg_motion_kind */
+  double velocity[3];  /* translate: linear velocity (m/s); rotate: angular velocity (rad/s), axis along it */
+  double point[3];     /* rotate: a point of the axis (world; m) */
+  double t_start, t_end;
+  /* the body's pose at the reference time (the time of the scene the motion was read with):
+   * poses at any time are computed from it, so they do not depend on the steps taken (restarts
+   * continue bit for bit) */
+  double ref_time, ref_pos[3], ref_quat[4];
+} sg_motion;
+
 typedef struct {
   int n;              /* bodies */
   int cap;            /* allocated capacity */
@@ -47,6 +70,9 @@ typedef struct {
    * ascending gid. On one rank the two are the same scene. */
   int distributed;
   int n_owned;
+  /* prescribed motions of the kinematic bodies (model; the same on every rank), sorted by (body, t_start) */
+  int n_motions;
+  sg_motion *motions;
 } sg_scene;
 
 sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials);
@@ -77,6 +103,19 @@ double sg_scene_friction(const sg_scene *s, int a, int b);
 double sg_body_min_size(const sg_scene *s, int i);
 /* Radius of a sphere that bounds the body about its centre (planes: INFINITY). */
 double sg_body_bounding_radius(const sg_scene *s, int i);
+
+/* Motions (src/scene/motion.c). Append one to body index i (made kinematic), its reference pose
+ * the body's pose now, at s->time; kept sorted. Checked: finite numbers, t_end > t_start, no
+ * window overlapping another of the same body, a body not moving (SG_MOVING). */
+sg_err sg_scene_add_motion(sg_scene *s, int i, int kind, const double velocity[3], const double point[3],
+                           double t_start, double t_end);
+/* Pose at time t of kinematic body i (its motions applied from their reference pose). */
+void sg_motion_pose(const sg_scene *s, int i, double t, double pos[3], double quat[4]);
+/* The velocity field of kinematic body i over [t0, t1] (6: linear at its centre at t0, angular):
+ * each motion's field weighted by the fraction of the interval it is active. */
+void sg_motion_velocity(const sg_scene *s, int i, double t0, double t1, double vel[6]);
+/* Kinematic bodies' poses at time t and velocities over [t, t + dt]. */
+void sg_scene_move_kinematic(sg_scene *s, double t, double dt);
 
 /* Kinetic energy of the moving bodies (translational + rotational). */
 double sg_scene_kinetic_energy(const sg_scene *s);

@@ -267,7 +267,7 @@ static void swept_box(const grid *g, int i, const double *vref, box3 *b) {
   const sg_scene *s = g->s;
   double grow = g->body[i].radius + 0.5 * g->margin;
   for (int k = 0; k < 3; ++k) {
-    double x = s->pos[3 * i + k], v = (s->fixed[i] ? 0.0 : s->vel[6 * i + k]) - vref[k];
+    double x = s->pos[3 * i + k], v = (s->fixed[i] == SG_FIXED ? 0.0 : s->vel[6 * i + k]) - vref[k];
     double end = x + g->dt * v, pad = grow + 1e-9 * (grow + fabs(x) + fabs(end));
     b->lo[k] = fmin(x, end) - pad;
     b->hi[k] = fmax(x, end) + pad;

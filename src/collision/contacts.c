@@ -26,8 +26,12 @@ int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y) {
 
 static int cmp_contact(const void *a, const void *b) { return sg_contact_key_cmp(a, b); }
 
+/* A body whose geometry moves: moving and kinematic bodies (a fixed body's velocity is only its
+ * surface's, scene.h). */
+static int geometry_moves(const sg_scene *s, int i) { return s->fixed[i] != SG_FIXED; }
+
 double sg_body_speed_bound(const sg_scene *s, int i) {
-  if (s->fixed[i]) return 0.0;
+  if (!geometry_moves(s, i)) return 0.0;
   const double *v = s->vel + 6 * i;
   return v3_norm(v) + v3_norm(v + 3) * sg_body_bounding_radius(s, i);
 }
@@ -45,13 +49,13 @@ static double rotation_lever(const sg_scene *s, int i) {
 }
 
 double sg_body_rotation_sweep(const sg_scene *s, int i, double dt) {
-  if (s->fixed[i]) return 0.0;
+  if (!geometry_moves(s, i)) return 0.0;
   return dt * v3_norm(s->vel + 6 * i + 3) * rotation_lever(s, i);
 }
 
 void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3]) {
   static const double rest[3] = {0, 0, 0};
-  const double *vi = s->fixed[i] ? rest : s->vel + 6 * i, *vj = s->fixed[j] ? rest : s->vel + 6 * j;
+  const double *vi = geometry_moves(s, i) ? s->vel + 6 * i : rest, *vj = geometry_moves(s, j) ? s->vel + 6 * j : rest;
   v3_sub(d, vj, vi);
   v3_scale(d, d, dt);
 }

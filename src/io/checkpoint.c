@@ -77,6 +77,15 @@ uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
   h = fnv_le(h, sum, 8);
   h = fnv_i32(h, s->n_materials);
   h = fnv_f64s(h, s->friction, s->n_materials * s->n_materials);
+  for (int k = 0; k < s->n_motions; ++k) { /* the same on every rank */
+    const sg_motion *m = &s->motions[k];
+    h = fnv_i64(h, m->body);
+    h = fnv_i32(h, m->kind);
+    h = fnv_f64s(h, m->velocity, 3);
+    h = fnv_f64s(h, m->point, 3);
+    h = fnv_f64s(h, &m->t_start, 1);
+    h = fnv_f64s(h, &m->t_end, 1);
+  }
   return fnv_f64s(h, s->gravity, 3);
 }
 

@@ -9,7 +9,7 @@ static void print_scene(FILE *out, const sg_scene *s) {
   int count[SG_SHAPE_COUNT] = {0}, fixed = 0;
   for (int i = 0; i < s->n; ++i) {
     count[s->shape[i]]++;
-    fixed += s->fixed[i];
+    fixed += s->fixed[i] != SG_MOVING;
   }
   fprintf(out, "  bodies: %d (", s->n);
   for (int k = 0; k < SG_SHAPE_COUNT; ++k) fprintf(out, "%s%s %d", k ? ", " : "", sg_shape_name(k), count[k]);

@@ -110,6 +110,10 @@ sg_err sg_fs_write_atomic_local(const char *path, const char *text, size_t len);
 sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s,
                             hid_t dxpl);
 /* prefix: the group's absolute name for messages ("" for the root). On failure s is zeroed. */
+/* The optional /motions group (motion_io.c): read after the bodies (fixed bodies made kinematic),
+ * written beside them (collective; nothing when the scene has no motions). */
+sg_err sg_motions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
+sg_err sg_motions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
 sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl,
                            sg_scene *s);
 

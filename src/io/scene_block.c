@@ -115,6 +115,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   if (!err) err = sg_scene_copy_globals(s, &blk);
   if (!err) err = sg_scene_sort_local(s);
   err = sg_error_collective(comm, err);
+  if (!err) err = sg_error_collective(comm, sg_motions_read(file, "", path, dxpl, s)); /* every fixed body is here */
 
   for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
   free(friction);

@@ -37,6 +37,8 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
     size_t row = (f == SG_F_FIXED ? 1 : bf->is_int ? sizeof(int) : sizeof(double)) * (size_t)(bf->ncols ? bf->ncols : 1);
     for (int i = 0, k = 0; i < s->n; ++i)
       if (sg_io_writes_body(rank, s, i)) memcpy(buf + row * (size_t)k++, (const unsigned char *)data[f] + row * (size_t)i, row);
+    if (f == SG_F_FIXED) /* kinematic bodies are fixed bodies with a row of /motions */
+      for (int k = 0; k < mine; ++k) buf[k] = buf[k] != 0;
     hsize_t dims[2] = {(hsize_t)n, (hsize_t)bf->ncols};
     hid_t d;
     err = sg_h5_dataset_create(loc, bf->name, ftype, bf->ncols ? 2 : 1, dims, NULL, NULL, file, &d);
@@ -54,6 +56,7 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   if (!err) err = sg_h5_dataset_create(loc, "world/gravity", H5T_IEEE_F64LE, 1, &three, NULL, NULL, file, &d);
   if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->gravity, dxpl, file, "world/gravity");
   sg_h5_close(&d);
+  if (!err) err = sg_motions_write(comm, loc, file, s, dxpl);
   return err;
 }
 
@@ -116,6 +119,7 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
     err = sg_scene_validate(s, file);
   }
   if (!err) err = sg_scene_update_mass(s);
+  if (!err) err = sg_motions_read(loc, prefix, file, dxpl, s);
 
   for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
   free(friction);

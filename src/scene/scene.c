@@ -39,6 +39,7 @@ void sg_scene_destroy(sg_scene *s) {
   free(s->gid); free(s->shape); free(s->size); free(s->material); free(s->fixed);
   free(s->density); free(s->mass); free(s->inertia); free(s->pos); free(s->quat); free(s->vel);
   free(s->friction);
+  free(s->motions);
   memset(s, 0, sizeof *s);
 }
 
@@ -52,7 +53,7 @@ sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int mater
   s->shape[i] = shape;
   memcpy(s->size + 3 * i, size, 3 * sizeof(double));
   s->material[i] = material;
-  s->fixed[i] = (unsigned char)(fixed ? 1 : 0);
+  s->fixed[i] = (unsigned char)(fixed == SG_KINEMATIC ? SG_KINEMATIC : fixed ? SG_FIXED : SG_MOVING);
   s->density[i] = density;
   memcpy(s->pos + 3 * i, pos, 3 * sizeof(double));
   memcpy(s->quat + 4 * i, quat ? quat : qid, 4 * sizeof(double));
@@ -84,6 +85,12 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   memcpy(dst->gravity, src->gravity, sizeof dst->gravity);
   dst->time = src->time;
   dst->step = src->step;
+  sg_motion *m = sg_calloc((size_t)src->n_motions + 1, sizeof *m, "motions");
+  if (!m) return SG_ERR_MEM;
+  if (src->n_motions) memcpy(m, src->motions, (size_t)src->n_motions * sizeof *m);
+  free(dst->motions);
+  dst->motions = m;
+  dst->n_motions = src->n_motions;
   return SG_OK;
 }
 

@@ -12,11 +12,12 @@
 #include "signorini/la.h"
 #include "step/stepper_internal.h"
 
-/* Velocity of the material point x of body i under the motion vhat; a fixed body's geometry does
- * not move (its velocity is its surface's, which changes no gap). */
+/* Velocity of the material point x of body i under the motion vhat (a kinematic body: its
+ * prescribed velocity); a fixed body's geometry does not move (its velocity is its surface's,
+ * which changes no gap). */
 static void point_velocity(const sg_scene *s, const double *vhat, int i, const double *x, double *u) {
-  if (s->fixed[i]) { u[0] = u[1] = u[2] = 0; return; }
-  rigid_point_velocity(u, vhat + 6 * i, s->pos + 3 * i, x);
+  if (s->fixed[i] == SG_FIXED) { u[0] = u[1] = u[2] = 0; return; }
+  rigid_point_velocity(u, s->fixed[i] == SG_KINEMATIC ? s->vel + 6 * i : vhat + 6 * i, s->pos + 3 * i, x);
 }
 
 /* Gap of contact c at the end of the step under the motion vhat, to first order. */

@@ -41,13 +41,18 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   *out = st;
   SG_CHECK(sg_stepper_partition_initial(st));
   st->units = sg_rigid_units(comm, s, params->dt);
-  return SG_OK;
+  return sg_error_collective(comm, sg_hooks_from_model(s, &st->hooks));
+}
+
+sg_err sg_stepper_add_hook(sg_stepper *st, const sg_hook_ops *ops, void *data) {
+  return sg_hooks_add(&st->hooks, ops, data);
 }
 
 void sg_stepper_destroy(sg_stepper **pst) {
   sg_stepper *st = *pst;
   if (!st) return;
   sg_stepper_exchange_destroy(st);
+  sg_hooks_destroy(&st->hooks);
   sg_broadphase_destroy(&st->bp);
   sg_contacts_destroy(&st->contacts);
   sg_contacts_destroy(&st->recheck);
@@ -76,7 +81,7 @@ static double start_penetration(const sg_stepper *st) {
   return maxpen;
 }
 
-static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
+static sg_err solve_and_integrate(sg_stepper *st, const sg_hook_context *ctx, sg_step_stats *stats) {
   double maxpen = start_penetration(st); /* before the recheck adds any contact */
   sg_stepper_warm_start_lambda(st);
   sg_solve_info info;
@@ -84,6 +89,7 @@ static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
   long long n_contacts = 0;
   SG_CHECK(sg_stepper_metric(st, &n_contacts, &stats->contact_residual));
   SG_CHECK(sg_error_collective(st->comm, sg_stepper_save_warm_start(st)));
+  SG_CHECK(sg_hooks_run(&st->hooks, SG_HOOK_AFTER_SOLVE, ctx));
   sg_stepper_integrate(st);
   stats->iterations = info.iterations;
   stats->residual_primal = info.residual_primal;
@@ -98,20 +104,26 @@ static sg_err solve_and_integrate(sg_stepper *st, sg_step_stats *stats) {
 
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   sg_scene *s = st->s;
-  double t0 = MPI_Wtime();
+  double wall0 = MPI_Wtime();
   memset(stats, 0, sizeof *stats);
+  /* times from the step count: no accumulated round-off in the clock */
+  sg_hook_context ctx = {st->comm, s, s->n, (double)s->step * st->prm.dt, (double)(s->step + 1) * st->prm.dt};
+  SG_CHECK(sg_hooks_run(&st->hooks, SG_HOOK_BEFORE_EXCHANGE, &ctx));
   SG_CHECK(sg_stepper_maybe_repartition(st));
-  st->n_local = s->n;
+  st->n_local = ctx.n_held = s->n;
   sg_err err = sg_stepper_ghosts_in(st);
+  err = sg_error_collective(st->comm, err);
+  if (!err) err = sg_hooks_run(&st->hooks, SG_HOOK_BEFORE_COLLISION, &ctx);
   if (!err) err = sg_stepper_collide(st);
   if (!err) err = sg_stepper_assemble(st);
   err = sg_error_collective(st->comm, err);
-  if (!err) err = solve_and_integrate(st, stats);
+  if (!err) err = solve_and_integrate(st, &ctx, stats);
   sg_stepper_ghosts_out(st); /* on an error the held bodies are as they were */
   if (err) return err;
   s->step++;
-  s->time = s->step * st->prm.dt; /* no accumulated round-off in the clock */
+  s->time = ctx.t1;
+  SG_CHECK(sg_hooks_run(&st->hooks, SG_HOOK_END_OF_STEP, &ctx));
   stats->time = s->time;
-  stats->wall_seconds = MPI_Wtime() - t0;
+  stats->wall_seconds = MPI_Wtime() - wall0;
   return SG_OK;
 }

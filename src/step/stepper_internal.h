@@ -8,12 +8,14 @@
  *   metric.c      the paper-002 metric and the step's statistics
  *   warm_start.c  multipliers carried from step to step by contact identity
  *   integrate.c   each owned body's state update
+ * Hooks (hooks.h) run between the stages.
  * Each rank holds its owned moving bodies and every fixed body, in gid order; ghosts of nearby
  * remote bodies are appended to the scene for the length of a step (bodies [n_local, s->n)). One
  * rank is the same layout with no ghosts. */
 #ifndef SG_STEPPER_INTERNAL_H
 #define SG_STEPPER_INTERNAL_H
 #include "signorini/ghosts.h"
+#include "signorini/hooks.h"
 #include "signorini/problem_gather.h"
 #include "signorini/step.h"
 
@@ -26,6 +28,7 @@ struct sg_stepper {
   sg_step_params prm;
   sg_solver *solver;
   sg_units units;       /* of the assembled problem: the solver works on dimensionless numbers */
+  sg_hook_list hooks;
   /* collision and the problem */
   sg_broadphase bp;
   sg_contacts contacts;

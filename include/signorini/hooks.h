@@ -1,0 +1,55 @@
+/* Step hooks, in the manner of LAMMPS fixes: each hook declares the stages of the step it acts at
+ * (a mask) and the stepper calls every registered hook at each of its stages, in the order they
+ * were added. Boundary conditions, moving walls and diagnostics are hooks; adding one touches no
+ * stepper file. */
+#ifndef SIGNORINI_HOOKS_H
+#define SIGNORINI_HOOKS_H
+#include <mpi.h>
+#include "signorini/scene.h"
+
+typedef enum {
+  SG_HOOK_BEFORE_EXCHANGE = 1 << 0,  /* bodies may be inserted or deleted (inflow, outflow) */
+  SG_HOOK_BEFORE_COLLISION = 1 << 1, /* kinematic bodies take their pose and velocity of the step */
+  SG_HOOK_AFTER_SOLVE = 1 << 2,      /* the step's solution is known; bodies not yet moved */
+  SG_HOOK_END_OF_STEP = 1 << 3       /* bodies moved, s->time is the step's end */
+} sg_hook_stage;
+
+/* What a hook sees: the rank's scene, whose bodies [0, n_held) are those it holds (its moving
+ * bodies and every fixed one, in gid order; at BEFORE_COLLISION and AFTER_SOLVE ghost copies of
+ * remote bodies follow them), and the step's interval. */
+typedef struct {
+  MPI_Comm comm;
+  sg_scene *s;
+  int n_held;
+  double t0, t1;   /* the step runs from t0 to t1 (s->time is t0 until END_OF_STEP, then t1) */
+} sg_hook_context;
+
+typedef struct sg_hook sg_hook;
+typedef struct {
+  const char *name;
+  unsigned mask;  /* the sg_hook_stage bits it acts at */
+  sg_err (*run)(sg_hook *h, sg_hook_stage stage, const sg_hook_context *ctx);
+  void (*destroy)(sg_hook *h);
+} sg_hook_ops;
+
+struct sg_hook {
+  const sg_hook_ops *ops;
+  void *data;
+};
+
+typedef struct {
+  sg_hook *hooks;
+  int n, cap;
+} sg_hook_list;
+
+/* Add a hook (data owned by it from then on: its destroy frees it). */
+sg_err sg_hooks_add(sg_hook_list *l, const sg_hook_ops *ops, void *data);
+/* Run every hook that acts at stage; errors are agreed on over ctx->comm. */
+sg_err sg_hooks_run(sg_hook_list *l, sg_hook_stage stage, const sg_hook_context *ctx);
+void sg_hooks_destroy(sg_hook_list *l);
+/* The hooks the model asks for: the kinematic motion when the scene has motions (kinematic.c). */
+sg_err sg_hooks_from_model(const sg_scene *s, sg_hook_list *l);
+
+extern const sg_hook_ops sg_hook_kinematic_ops;
+
+#endif
