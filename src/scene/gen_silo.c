@@ -2,7 +2,8 @@
  * filled with n spheres on a jittered lattice that start to fall and flow out at once; a catch plane
  * -drop below the floor gathers what left. The floor's top is z = 0, so the discharged mass at a
  * frame is that of the spheres below z = 0. Built from boxes and a plane only (the cylindrical silo
- * needs a cylinder shape). */
+ * needs a cylinder shape). With -gate_open T a gate (a kinematic box filling the orifice) holds the
+ * charge until t = T, then slides away along +x at -gate_speed until the orifice is clear. */
 #include <math.h>
 #include <stdint.h>
 #include "signorini/generate.h"
@@ -10,7 +11,7 @@
 
 typedef struct {
   long n, seed;
-  double r, density, width, orifice, drop, spacing;
+  double r, density, width, orifice, drop, spacing, gate_open, gate_speed;
 } silo_options;
 
 static sg_err read_silo_options(sg_scene *s, silo_options *o) {
@@ -24,6 +25,9 @@ static sg_err read_silo_options(sg_scene *s, silo_options *o) {
   SG_CHECK(sg_opt_real("-drop", 0.0, 0.0, 1e9, "depth of the catch plane below the floor (m; 0: 100 radii)", &o->drop));
   SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &o->spacing));
   SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
+  SG_CHECK(sg_opt_real("-gate_open", 0.0, 0.0, 1e9, "a gate closes the orifice until this time (s; 0: no gate)", &o->gate_open));
+  SG_CHECK(sg_opt_real("-gate_speed", 0.0, 0.0, 1e9, "speed of the opening gate (m/s; 0: 50 radii per second)", &o->gate_speed));
+  if (o->gate_speed <= 0) o->gate_speed = 50 * o->r;
   s->friction[0] = mu;
   if (o->width <= 0) o->width = 32 * o->r;
   if (o->orifice <= 0) o->orifice = 12 * o->r;
@@ -53,13 +57,25 @@ static sg_err add_bin(sg_scene *s, const silo_options *o, double height) {
   return sg_scene_add_body(s, SG_SHAPE_PLANE, zero, 0, 1, 0, below, NULL, NULL, NULL);
 }
 
+/* The gate: a box filling the orifice (top at z = 0), at rest until gate_open, then sliding along
+ * +x for the time it takes to clear the orifice (it passes under the floor slab: fixed and
+ * kinematic bodies do not collide). */
+static sg_err add_gate(sg_scene *s, const silo_options *o) {
+  const double hd = 0.5 * o->orifice, t = 2 * o->r, half[3] = {hd, hd, 0.5 * t}, pos[3] = {0, 0, -0.5 * t};
+  const double v[3] = {o->gate_speed, 0, 0};
+  int gate;
+  SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, half, 0, 1, 0, pos, NULL, NULL, &gate));
+  return sg_scene_add_motion(s, gate, SG_MOTION_TRANSLATE, v, NULL, o->gate_open, o->gate_open + (o->orifice + t) / o->gate_speed);
+}
+
 sg_err sg_generate_silo(sg_scene *s) {
   silo_options o;
   SG_CHECK(read_silo_options(s, &o));
   const double h = o.spacing * o.r;
   const long nx = (long)floor(o.width / h), layers = (o.n + nx * nx - 1) / (nx * nx);
-  SG_CHECK(sg_scene_reserve(s, (int)o.n + 9));
+  SG_CHECK(sg_scene_reserve(s, (int)o.n + 10));
   SG_CHECK(add_bin(s, &o, (layers + 2) * h));
+  if (o.gate_open > 0) SG_CHECK(add_gate(s, &o));
   uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o.seed;
   const double size[3] = {o.r, 0, 0}, half = 0.5 * nx * h;
   for (long k = 0; k < o.n; ++k) {

@@ -139,6 +139,16 @@ def mutate(src, dst, edit):
             edit_row("bodies/size", int(edit.split("_")[-1]), 0, 0.0)
         elif edit.startswith("shape7_"):                # shape7_<body>
             edit_row("bodies/shape", int(edit.split("_")[-1]), None, 7)
+        elif edit.startswith("motion_"):                # motion_<what>_<body>: a /motions row
+            what, body = edit.split("_")[1], int(edit.split("_")[-1])
+            v = [np.nan, 0, 0] if what == "nan" else [0.1, 0, 0]
+            window = [0.5, 0.2] if what == "empty" else [0.0, np.inf]
+            rows = 2 if what == "overlap" else 1
+            f["motions/body"] = np.full(rows, body, dtype=np.int64)
+            f["motions/kind"] = np.zeros(rows, dtype=np.int32)
+            f["motions/velocity"] = np.array([v] * rows)
+            f["motions/point"] = np.zeros((rows, 3))
+            f["motions/window"] = np.array([window] * rows)
         elif edit == "friction_not_square":
             m = f["materials/friction"].shape[0]
             del f["materials/friction"]

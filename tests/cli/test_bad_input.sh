@@ -120,7 +120,8 @@ with h5py.File(sys.argv[1], "r") as f:
 assert sh[0] == 3 and sh[1:5] == [1] * 4 and all(s == 0 for s in sh[5:]) and len(sh) >= 10, sh
 assert fx[:5] == [1] * 5 and all(v == 0 for v in fx[5:]), fx
 EOF
-for edit in no_size nan_position_3 negative_density_6 zero_radius_7 shape7_9 friction_not_square; do
+for edit in no_size nan_position_3 negative_density_6 zero_radius_7 shape7_9 friction_not_square \
+            motion_nan_1 motion_empty_2 motion_overlap_3 motion_moving_6; do
   "$PY" "$H5CHECK" mutate "$SC/base.h5" "$SC/$edit.h5" "$edit" || fail "making $edit.h5"
 done
 printf 'this is a text file, not HDF5\n' >"$SC/text_scene.h5"
@@ -139,6 +140,16 @@ case_bg zero_radius 1 zero_radius_7.h5 're:body 7([^0-9]|$)' -- run "$SC/zero_ra
 case_bg unknown_shape 1 shape7_9.h5 're:body 9([^0-9]|$)' 're:shape' -- run "$SC/shape7_9.h5" -o out.h5 -t_final 0.01
 case_bg friction_not_square 1 friction_not_square.h5 materials/friction -- \
   run "$SC/friction_not_square.h5" -o out.h5 -t_final 0.01
+case_bg motion_not_finite 1 motion_nan_1.h5 motions 're:body 1([^0-9]|$)' 'not finite' -- \
+  run "$SC/motion_nan_1.h5" -o out.h5 -t_final 0.01
+case_bg motion_empty_window 1 motion_empty_2.h5 motions 're:body 2([^0-9]|$)' window -- \
+  run "$SC/motion_empty_2.h5" -o out.h5 -t_final 0.01
+case_bg motion_overlap 1 motion_overlap_3.h5 motions 're:body 3([^0-9]|$)' overlap -- \
+  run "$SC/motion_overlap_3.h5" -o out.h5 -t_final 0.01
+case_bg motion_moving_body 1 motion_moving_6.h5 motions/body 're:body 6([^0-9]|$)' 'not a fixed body' -- \
+  run "$SC/motion_moving_6.h5" -o out.h5 -t_final 0.01
+case_bg motion_moving_body 2 motion_moving_6.h5 motions/body 're:body 6([^0-9]|$)' 'not a fixed body' -- \
+  run "$SC/motion_moving_6.h5" -o out.h5 -t_final 0.01
 case_bg trajectory_as_scene 1 a_trajectory.h5 -- run "$SC/a_trajectory.h5" -o out.h5 -t_final 0.01
 case_bg info_missing 1 missing.h5 -- info "$SC/missing.h5"
 case_bg info_text 1 text_scene.h5 -- info "$SC/text_scene.h5"
