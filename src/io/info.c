@@ -6,14 +6,17 @@
 #include "signorini/io.h"
 
 static void print_scene(FILE *out, const sg_scene *s) {
-  int count[SG_SHAPE_COUNT] = {0}, fixed = 0;
+  int count[SG_SHAPE_COUNT] = {0}, fixed = 0, kinematic = 0;
   for (int i = 0; i < s->n; ++i) {
     count[s->shape[i]]++;
     fixed += s->fixed[i] != SG_MOVING;
+    kinematic += s->fixed[i] == SG_KINEMATIC;
   }
   fprintf(out, "  bodies: %d (", s->n);
   for (int k = 0; k < SG_SHAPE_COUNT; ++k) fprintf(out, "%s%s %d", k ? ", " : "", sg_shape_name(k), count[k]);
-  fprintf(out, "), %d fixed\n", fixed);
+  fprintf(out, "), %d fixed", fixed);
+  if (kinematic) fprintf(out, " (%d of them kinematic, %d motions)", kinematic, s->n_motions);
+  fprintf(out, "\n");
   fprintf(out, "  materials: %d\n", s->n_materials);
   fprintf(out, "  gravity: (%g, %g, %g)\n", s->gravity[0], s->gravity[1], s->gravity[2]);
 }
