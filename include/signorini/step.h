@@ -45,8 +45,8 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
 /* One step: collision, assembly, solve, integration. On a solver failure the scene is unchanged. */
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats);
 void sg_stepper_destroy(sg_stepper **st);
-/* Register a step hook (hooks.h); the hooks the model asks for (kinematic motion, ...) are
- * registered by sg_stepper_create. */
+/* Register a step hook (hooks.h; every rank registers the same hooks in the same order); the hooks
+ * the model asks for (kinematic motion, ...) are registered by sg_stepper_create. */
 sg_err sg_stepper_add_hook(sg_stepper *st, const sg_hook_ops *ops, void *data);
 
 /* On P ranks sg_stepper_create turns s into this rank's part (scene.h: owned moving bodies + every

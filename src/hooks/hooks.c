@@ -9,6 +9,7 @@ sg_err sg_hooks_add(sg_hook_list *l, const sg_hook_ops *ops, void *data) {
 }
 
 sg_err sg_hooks_run(sg_hook_list *l, sg_hook_stage stage, const sg_hook_context *ctx) {
+  if (l->n == 0) return SG_OK; /* every rank holds the same hooks: no reduction needed */
   sg_err err = SG_OK;
   for (int k = 0; k < l->n && !err; ++k)
     if (l->hooks[k].ops->mask & stage) err = l->hooks[k].ops->run(&l->hooks[k], stage, ctx);
