@@ -99,6 +99,10 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where);
 
 double sg_scene_friction(const sg_scene *s, int a, int b);
 
+/* Index of the body with global id gid among the first n bodies of s (held in ascending gid, as
+ * every rank holds them), or -1. */
+int sg_scene_find_gid(const sg_scene *s, int n, int64_t gid);
+
 /* Characteristic length of a body (sphere/capsule radius, smallest half extent of a box). */
 double sg_body_min_size(const sg_scene *s, int i);
 /* Radius of a sphere that bounds the body about its centre (planes: INFINITY). */

@@ -66,6 +66,8 @@ typedef struct {
   uint32_t feature;
   double lambda[3];
 } sg_warm_entry;
+/* Order of warm entries by contact identity (gid_a, gid_b, feature); qsort-compatible. */
+int sg_warm_entry_cmp(const void *a, const void *b);
 int sg_stepper_warm_count(const sg_stepper *st);
 const sg_warm_entry *sg_stepper_warm(const sg_stepper *st);
 /* The entries this rank writes to a checkpoint: those it keeps (each contact kept by one rank).

@@ -322,14 +322,6 @@ static sg_err open_checkpoint(MPI_Comm comm, const char *path, hid_t *file) {
   return err;
 }
 
-static int warm_cmp(const void *a, const void *b) {
-  const sg_warm_entry *x = a, *y = b;
-  if (x->gid_a != y->gid_a) return x->gid_a < y->gid_a ? -1 : 1;
-  if (x->gid_b != y->gid_b) return x->gid_b < y->gid_b ? -1 : 1;
-  if (x->feature != y->feature) return x->feature < y->feature ? -1 : 1;
-  return 0;
-}
-
 /* /warm: identities read as numbers (exact below 2^53) and checked to be whole and in range. */
 static sg_err read_warm(hid_t file, const char *path, long long n_bodies, hid_t dxpl, sg_warm_entry **out, int *n_out) {
   *out = NULL;
@@ -373,9 +365,9 @@ static sg_err read_warm(hid_t file, const char *path, long long n_bodies, hid_t 
   }
   /* Written in order by one rank today; entries written by several ranks need not be. */
   if (!err && w > 1) {
-    qsort(e, (size_t)w, sizeof *e, warm_cmp);
+    qsort(e, (size_t)w, sizeof *e, sg_warm_entry_cmp);
     for (long long k = 1; k < w && !err; ++k)
-      if (!warm_cmp(&e[k - 1], &e[k]))
+      if (!sg_warm_entry_cmp(&e[k - 1], &e[k]))
         err = sg_error_set(SG_ERR_FORMAT, "%s: /warm holds contact (%lld, %lld, feature %u) twice", path,
                            (long long)e[k].gid_a, (long long)e[k].gid_b, (unsigned)e[k].feature);
   }

@@ -12,21 +12,10 @@ enum { M_BODY, M_KIND, M_VELOCITY, M_POINT, M_WINDOW, M_COUNT };
 static const motion_field fields[M_COUNT] = {
     {"motions/body", 0}, {"motions/kind", 0}, {"motions/velocity", 3}, {"motions/point", 3}, {"motions/window", 2}};
 
-/* Index of the body with global id g in s (bodies in ascending gid), or -1. */
-static int body_index(const sg_scene *s, double g) {
-  int lo = 0, hi = s->n - 1;
-  while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2;
-    if ((double)s->gid[mid] == g) return mid;
-    if ((double)s->gid[mid] < g) lo = mid + 1; else hi = mid - 1;
-  }
-  return -1;
-}
-
 /* Row k of the columns read into a motion of s. */
 static sg_err add_row(sg_scene *s, const char *file, const char *prefix, int k, double *const col[M_COUNT]) {
   double g = col[M_BODY][k], kind = col[M_KIND][k];
-  int i = body_index(s, g);
+  int i = g == floor(g) && fabs(g) < 9007199254740992.0 ? sg_scene_find_gid(s, s->n, (int64_t)g) : -1;
   if (i < 0 || s->fixed[i] == SG_MOVING)
     return sg_error_set(SG_ERR_FORMAT, "%s: %s/motions/body row %d: body %.17g is not a fixed body of the scene "
                         "(a kinematic body has /bodies/fixed = 1)", file, prefix, k, g);

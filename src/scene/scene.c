@@ -94,6 +94,16 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   return SG_OK;
 }
 
+int sg_scene_find_gid(const sg_scene *s, int n, int64_t gid) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (s->gid[mid] == gid) return mid;
+    if (s->gid[mid] < gid) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
+
 sg_err sg_scene_update_mass(sg_scene *s) {
   for (int i = 0; i < s->n; ++i) {
     double *I = s->inertia + 3 * i;

@@ -19,16 +19,6 @@ static void release_free_memory(void) {
 #endif
 }
 
-int sg_stepper_find_gid(const sg_scene *s, int n, int64_t g) {
-  int lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (s->gid[mid] == g) return mid;
-    if (s->gid[mid] < g) lo = mid + 1; else hi = mid - 1;
-  }
-  return -1;
-}
-
 static void count_moving(sg_stepper *st) {
   long long n = 0;
   for (int i = 0; i < st->s->n; ++i) n += !st->s->fixed[i];
@@ -70,7 +60,7 @@ static sg_err plan_warm_moves(const sg_stepper *st, const int *owner, int **off_
   if (!off || !dest) return SG_ERR_MEM;
   for (int k = 0; k < st->n_warm; ++k) {
     int nd = off[k];
-    int a = sg_stepper_find_gid(s, s->n, st->warm[k].gid_a), b = sg_stepper_find_gid(s, s->n, st->warm[k].gid_b);
+    int a = sg_scene_find_gid(s, s->n, st->warm[k].gid_a), b = sg_scene_find_gid(s, s->n, st->warm[k].gid_b);
     if (a >= 0 && !s->fixed[a]) dest[nd++] = owner[a];
     if (b >= 0 && !s->fixed[b] && !(nd > off[k] && dest[nd - 1] == owner[b])) dest[nd++] = owner[b];
     off[k + 1] = nd;
@@ -143,7 +133,7 @@ static sg_err repartition(sg_stepper *st) {
   free(dest);
   if (!err) err = sg_error_collective(comm, sg_scene_migrate(comm, s, owner));
   if (!err) {
-    qsort(recv, (size_t)n_recv, sizeof *recv, sg_warm_key_cmp);
+    qsort(recv, (size_t)n_recv, sizeof *recv, sg_warm_entry_cmp);
     err = sg_stepper_keep_local_warm(st, recv, n_recv);
   }
   free(recv);

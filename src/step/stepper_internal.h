@@ -97,7 +97,6 @@ void sg_stepper_warm_start_lambda(sg_stepper *st);
 sg_err sg_stepper_save_warm_start(sg_stepper *st);
 /* Keep the entries (sorted) that touch a body held here, with their keepers. */
 sg_err sg_stepper_keep_local_warm(sg_stepper *st, const sg_warm_entry *e, int n);
-int sg_warm_key_cmp(const void *a, const void *b);
 /* integrate.c: every owned body moved with its vhat (problem units). */
 void sg_stepper_integrate(sg_stepper *st);
 /* recheck.c: search the contacts that the solved motion (vhat in SI, 6 per body of s, bodies not
@@ -108,7 +107,5 @@ sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n
 /* The contacts of the last search added to st->contacts with lambda 0 (st->lambda, in the problem's
  * units, keeps the others' in the merged order, which stays canonical). */
 sg_err sg_stepper_recheck_add(sg_stepper *st);
-/* Index of the body with global id g among the first n bodies of s (ascending gid), or -1. */
-int sg_stepper_find_gid(const sg_scene *s, int n, int64_t g);
 
 #endif

@@ -7,18 +7,17 @@
 #include "signorini/assemble.h"
 #include "step/stepper_internal.h"
 
-int sg_warm_key_cmp(const void *a, const void *b) {
+int sg_warm_entry_cmp(const void *a, const void *b) {
   const sg_warm_entry *x = a, *y = b;
   if (x->gid_a != y->gid_a) return x->gid_a < y->gid_a ? -1 : 1;
   if (x->gid_b != y->gid_b) return x->gid_b < y->gid_b ? -1 : 1;
   return (x->feature > y->feature) - (x->feature < y->feature);
 }
 
+/* A warm entry against a contact, by the same identity. */
 static int warm_cmp(const warm_entry *w, const sg_contact *c) {
-  if (w->gid_a != c->gid_a) return w->gid_a < c->gid_a ? -1 : 1;
-  if (w->gid_b != c->gid_b) return w->gid_b < c->gid_b ? -1 : 1;
-  if (w->feature != c->cp.feature) return w->feature < c->cp.feature ? -1 : 1;
-  return 0;
+  const warm_entry key = {c->gid_a, c->gid_b, c->cp.feature, {0, 0, 0}};
+  return sg_warm_entry_cmp(w, &key);
 }
 
 int sg_stepper_warm_count(const sg_stepper *st) { return st->n_warm; }
@@ -39,10 +38,10 @@ sg_err sg_stepper_keep_local_warm(sg_stepper *st, const sg_warm_entry *e, int n)
   SG_CHECK(sg_grow((void **)&st->warm_kept, &st->cap_warm_kept, n + 1, 1, "warm start"));
   int m = 0;
   for (int k = 0; k < n; ++k) {
-    int a = sg_stepper_find_gid(s, s->n, e[k].gid_a), b = sg_stepper_find_gid(s, s->n, e[k].gid_b);
+    int a = sg_scene_find_gid(s, s->n, e[k].gid_a), b = sg_scene_find_gid(s, s->n, e[k].gid_b);
     int a_mine = a >= 0 && !s->fixed[a], b_mine = b >= 0 && !s->fixed[b], a_fixed = a >= 0 && s->fixed[a];
     if (!a_mine && !b_mine) continue;
-    if (m > 0 && !sg_warm_key_cmp(&st->warm[m - 1], &e[k])) continue; /* the same entry from two ranks */
+    if (m > 0 && !sg_warm_entry_cmp(&st->warm[m - 1], &e[k])) continue; /* the same entry from two ranks */
     st->warm[m] = e[k];
     st->warm_kept[m++] = a_mine || (a_fixed && b_mine);
   }
@@ -52,7 +51,7 @@ sg_err sg_stepper_keep_local_warm(sg_stepper *st, const sg_warm_entry *e, int n)
 
 sg_err sg_stepper_set_warm(sg_stepper *st, const sg_warm_entry *entries, int n) {
   for (int k = 1; k < n; ++k)
-    if (sg_warm_key_cmp(&entries[k - 1], &entries[k]) >= 0)
+    if (sg_warm_entry_cmp(&entries[k - 1], &entries[k]) >= 0)
       return sg_error_set(SG_ERR_FORMAT, "warm-start entries not sorted by contact identity (entry %d)", k);
   for (int k = 0; k < n; ++k)
     for (int r = 0; r < 3; ++r)
