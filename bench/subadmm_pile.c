@@ -131,7 +131,7 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
   sg_scene s = {0};
   sg_solver *solver = NULL, *timed = NULL;
   sg_stepper *st = NULL;
-  sg_step_params prm;
+  sg_step_params prm = {0};
 
   /* ---- 1. the pile ---- */
   if (o.do_load) {

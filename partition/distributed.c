@@ -59,9 +59,9 @@ static sg_err split_on_root(const skel_record *rec, int n, const int64_t *pairs,
       for (int e = 0; e < 2; ++e) {
         int64_t g = pairs[2 * k + e];
         ab[e] = g < 0 ? n : find_vertex(v, n, g);
-        if (ab[e] < 0) err = sg_error_set(SG_ERR_ARG, "partition: a contact names body %lld, held by no rank", (long long)g);
       }
-      if (!err) { memset(&c.c[c.n], 0, sizeof c.c[c.n]); c.c[c.n].a = ab[0]; c.c[c.n].b = ab[1]; c.n++; }
+      if (ab[0] < 0 || ab[1] < 0) continue; /* a body deleted since the contact was found (outflow) */
+      memset(&c.c[c.n], 0, sizeof c.c[c.n]); c.c[c.n].a = ab[0]; c.c[c.n].b = ab[1]; c.n++;
     }
   }
   int *part = err ? NULL : sg_calloc((size_t)sk.n, sizeof *part, "partition");

@@ -4,7 +4,8 @@
 Usage: discharge_rate.py [-z Z] [-window T0 T1] [-png FILE] [-label NAME ...] out1.h5 [out2.h5 ...]
 
 For each trajectory: the discharged mass M(t) = mass of the moving bodies whose centre is below
-z = Z (default 0, the floor of `signorini generate silo`), per frame; the rate W is the slope of a
+z = Z (default 0, the floor of `signorini generate silo`), per frame, plus that of the bodies an
+outflow deleted below Z by then (/deleted); the rate W is the slope of a
 least-squares line through M(t) over the window (default: the second and third quarters of the run,
 after the start-up transient and before the bin runs low), with its standard error from the fit's
 residuals. Prints one line per file: W (kg/s), its standard error, bodies per second, the number of
@@ -15,19 +16,40 @@ import h5py
 import numpy as np
 
 
+def body_table(f):
+    """shape, size, density and fixed flag of every id of the frames: /ids (row = id), or in files
+    without it (a body set that never changes) /scene/bodies."""
+    src = f['ids'] if 'ids' in f else f['scene/bodies']
+    return src['shape'][()], src['size'][()], src['density'][()], src['fixed'][()].astype(bool)
+
+
+def deleted_below(f, t, z_plane):
+    """Mass and number of the bodies deleted (by an outflow) below the plane up to each frame time."""
+    if 'deleted' not in f or f['deleted/gid'].shape[0] == 0:
+        return np.zeros(len(t)), np.zeros(len(t), dtype=int)
+    when, mass = f['deleted/time'][()], f['deleted/mass'][()]  # sorted by time
+    gone = f['deleted/position'][:, 2] < z_plane
+    upto = np.searchsorted(when, t, side='right')  # events at or before each frame
+    cum_m, cum_n = np.concatenate(([0.0], np.cumsum(mass * gone))), np.concatenate(([0], np.cumsum(gone)))
+    return cum_m[upto], cum_n[upto]
+
+
 def discharged_mass(path, z_plane):
     with h5py.File(path, 'r') as f:
         t = f['frames/time'][()]
-        moving = ~f['scene/bodies/fixed'][()].astype(bool)
-        shape = f['scene/bodies/shape'][()]
-        size = f['scene/bodies/size'][()]
-        density = f['scene/bodies/density'][()]
-        if np.any(shape[moving] != 0):
+        pos = f['frames/position']
+        n = pos.shape[1]
+        # rows of ids absent from a frame (inflow, outflow) are NaN: never below the plane
+        present = f['frames/present'][()].astype(bool) if 'frames/present' in f else np.ones((len(t), n), bool)
+        shape, size, density, fixed = body_table(f)
+        moving = ~fixed[:n] & present.any(axis=0)
+        if np.any(shape[:n][moving] != 0):
             sys.exit(f'{path}: only sphere piles are handled (moving bodies that are not spheres)')
-        mass = density[moving] * 4.0 / 3.0 * np.pi * size[moving, 0] ** 3
-        z = f['frames/position'][:, moving, 2]
-    below = z < z_plane
-    return t, below @ mass, below.sum(axis=1), mass.mean()
+        mass = density[:n][moving] * 4.0 / 3.0 * np.pi * size[:n][moving, 0] ** 3
+        z = pos[:, moving, 2]
+        m_gone, n_gone = deleted_below(f, t, z_plane)
+    below = (z < z_plane) & present[:, moving]
+    return t, below @ mass + m_gone, below.sum(axis=1) + n_gone, mass.mean()
 
 
 def fit_rate(t, m, window):

@@ -10,8 +10,11 @@ void sg_contact_frame(const double *n, double *t1, double *t2);
 /* Constraint error of a contact normal row for a signed gap (documented stabilization). */
 double sg_contact_error(double gap, double dt, double erp);
 /* The units a rigid-body problem is written in: the smallest mass and the smallest size
- * (sg_body_min_size) of the moving bodies, and the time step. Collective over comm when the scene
- * is distributed (the same units on every rank); 1 kg and 1 m without moving bodies. */
+ * (sg_body_min_size) of the moving bodies and of those the inflows insert (sg_rigid_scales:
+ * INFINITY when there are none), and the time step. Collective over comm when the scene is
+ * distributed (the same units on every rank); 1 kg and 1 m without moving bodies. */
+void sg_rigid_scales(MPI_Comm comm, const sg_scene *s, double *least_mass, double *least_size);
+sg_units sg_units_from_scales(double least_mass, double least_size, double dt);
 sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt);
 /* A rigid body's 6 velocities (linear, angular; world frame) to the problem's units and back:
  * linear velocities in length/time, angular ones in 1/time. */

@@ -5,21 +5,27 @@
 #define SIGNORINI_IO_H
 #include <mpi.h>
 #include <stdio.h>
+#include "signorini/hooks.h"
 #include "signorini/scene.h"
 #include "signorini/step.h"
 
-/* Read and validate a scene file (every rank gets the whole scene for now). */
+/* Read and validate a scene file: every rank gets the whole scene, its bodies in ascending gid
+ * (/bodies/gid, or the row when the file has none), s->next_gid = max(attribute next_gid of
+ * /bodies, 1 + the largest id). */
 sg_err sg_scene_read(MPI_Comm comm, const char *path, sg_scene *s);
 /* Read a scene file in parallel: rank r reads rows [N r / P, N (r + 1) / P) of every per-body
  * dataset (one collective hyperslab read per dataset), keeps the moving bodies of its block and
  * receives every fixed body (all-gathered: walls and planes are few and every rank needs them).
- * The result is a distributed scene (s->distributed = 1, see scene.h): bodies [0, n_owned) are this
- * rank's moving bodies in ascending gid (gid = row index in the file), then all fixed bodies in
- * ascending gid, identical on every rank. Mass and inertia are computed. The same validation and
- * one-line messages as sg_scene_read (naming the file, the dataset and the global body index);
- * any error on any rank makes every rank return it. */
+ * The result is a distributed scene (s->distributed = 1, see scene.h): this rank's moving bodies
+ * and every fixed body, all in ascending gid (/bodies/gid, or the row when the file has none);
+ * s->next_gid above every id of the file and at least its attribute. Mass and inertia are computed.
+ * The same validation and one-line messages as sg_scene_read (naming the file, the dataset and the
+ * body's id; an id held twice anywhere in the file is refused); any error on any rank makes every
+ * rank return it. */
 sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s);
-/* Write a scene file atomically (temporary name, then rename). */
+/* Write a scene file atomically (temporary name, then rename). Ids 0..N-1: rows by id, as always;
+ * ids with gaps: each rank's rows after the lower ranks' (their order depends on P) and
+ * /bodies/gid; the attribute next_gid of /bodies always (max(s->next_gid, 1 + the largest id)). */
 sg_err sg_scene_write(MPI_Comm comm, const char *path, const sg_scene *s);
 
 typedef struct sg_traj_writer sg_traj_writer;
@@ -27,10 +33,20 @@ typedef struct sg_traj_writer sg_traj_writer;
 /* Open a trajectory: the data goes to a temporary file beside path until sg_traj_close(w, 1).
  * Fails early (SG_ERR_IO, naming the path) when the output cannot be written. */
 sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_writer **w);
-/* One frame: each rank writes the rows of the bodies it holds (a replicated scene: rank 0 all of
- * them); one collective write, rows by global id. */
+/* One frame: each rank writes the rows of the bodies it writes (a replicated scene: rank 0 all of
+ * them; a distributed one: each rank its moving bodies, rank 0 the fixed ones); one collective
+ * write, rows by global id. The body set may change from frame to frame: the frame's id extent
+ * is max(s->next_gid, 1 + the largest id), never below the last frame's, and the rows of the
+ * ids absent from it read as NaN (/frames/present = 0). Refuses (SG_ERR_ARG, every rank) a
+ * negative id and an id written twice. */
 sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s);
+/* One step's statistics (buffered; appended every 256 steps, at each frame and at the close). */
 sg_err sg_traj_write_stats(sg_traj_writer *w, const sg_step_stats *st);
+/* The bodies this rank inserted and deleted in one step (either may be NULL or empty). Collective:
+ * call it on every rank after every step, before that step's sg_traj_write_stats and
+ * sg_traj_write_frame, so that a frame's flush holds the events up to it. They are kept and
+ * appended with the stats (gathered to rank 0, sorted by (time, gid)) to /inserted and /deleted. */
+sg_err sg_traj_write_events(sg_traj_writer *w, const sg_body_events *inserted, const sg_body_events *deleted);
 /* Attach a string attribute to the root (run options, solver name, ...). */
 sg_err sg_traj_set_attr(sg_traj_writer *w, const char *name, const char *value);
 /* Store the per-rank timing table (rank 0's all[P][fields], see timing.h) as /timing/table with
@@ -50,33 +66,60 @@ const char *sg_traj_partial_name(const sg_traj_writer *w);
 sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out);
 
 /* --- checkpoints (docs/FORMATS.md, "Checkpoint file") ---------------------------------------- */
-/* Where a checkpoint stood: its step and time, the run options a restart must keep, and the
- * fingerprint of the scene it was written for. */
+/* 64-bit fingerprint (FNV-1a) of the static description: shapes, sizes, materials, fixed flags,
+ * densities (per global id), the friction table, the motions, the regions and gravity. The same
+ * whatever the number of ranks or the distribution of the bodies (collective). */
+uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s);
+
+/* What a checkpoint holds besides the scene s (its bodies, s->step, s->time, s->next_gid) and the
+ * run options. */
+typedef struct {
+  /* sg_scene_hash of the scene file the run started from, computed right after reading it (before
+   * a restart changed anything): a restart of a restart reads the same file and so matches */
+  uint64_t scene_hash;
+  /* the warm start, as from sg_stepper_warm_written: on a distributed scene each entry from one rank */
+  const sg_warm_entry *warm;
+  int n_warm;
+  /* the hooks' state and names, as from sg_stepper_hook_state: the same on every rank */
+  const int64_t *hook_state;
+  int n_hook_state;
+  const char *hook_names; /* NULL: "" */
+} sg_checkpoint_extras;
+
+/* Write a checkpoint of s, prm and x atomically: to a temporary name beside path, synced, then
+ * renamed over the previous checkpoint, which survives any interruption before that. The bodies
+ * s holds may have gaps in their ids (bodies that entered and left). */
+sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, const sg_step_params *prm,
+                           const sg_checkpoint_extras *x);
+/* SG_ERR_IO naming path when a checkpoint cannot be written there (checked before a run starts). */
+sg_err sg_checkpoint_check_path(MPI_Comm comm, const char *path);
+
+#define SG_CHECKPOINT_NAMES_LEN 512
+/* What sg_checkpoint_read returns besides the restored scene (free with sg_checkpoint_info_free). */
 typedef struct {
   int64_t step;
   double time, dt, theta;
   uint64_t scene_hash;
+  int64_t next_gid;
+  sg_warm_entry *warm; /* sorted for sg_stepper_set_warm */
+  int n_warm;
+  int64_t *hook_state; /* for sg_stepper_set_hook_state */
+  int n_hook_state;
+  char hook_names[SG_CHECKPOINT_NAMES_LEN];
 } sg_checkpoint_info;
+void sg_checkpoint_info_free(sg_checkpoint_info *info);
 
-/* 64-bit fingerprint (FNV-1a) of the static description: shapes, sizes, materials, fixed flags,
- * densities (per global id), the friction table and gravity. The same whatever the number of
- * ranks or the distribution of the bodies (collective). */
-uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s);
-/* Write a checkpoint of s (state, s->step, s->time), of the run options prm and of the warm start
- * (warm[0..n_warm), as from sg_stepper_warm_written: on a distributed scene each entry comes
- * from one rank) atomically: to a temporary name beside path, synced,
- * then renamed over the previous checkpoint, which survives any interruption before that. */
-sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, const sg_step_params *prm,
-                           const sg_warm_entry *warm, int n_warm);
-/* SG_ERR_IO naming path when a checkpoint cannot be written there (checked before a run starts). */
-sg_err sg_checkpoint_check_path(MPI_Comm comm, const char *path);
-/* Read a checkpoint for the scene s (read from scene_path, named in messages; may be NULL) and
- * restore its state into s by global id, with s->step and s->time. Refuses, with a one-line
- * message naming the file: a file that is not a checkpoint, a truncated or corrupted one (missing
- * dataset or attribute, NaN, data not matching its state_hash), one written for another scene
- * (scene_hash). On success *warm (free()) holds the n_warm warm-start entries, sorted for
- * sg_stepper_set_warm, and info the header; on failure s is unchanged. */
+/* Restore a checkpoint into s, the scene read from the scene file scene_path (named in messages;
+ * may be NULL) by sg_scene_read_block (or a replicated scene, every rank holding every body, in
+ * ascending gid). Its scene_hash must be sg_scene_hash(s). s's moving bodies become the
+ * checkpoint's (description, mass, state): on a distributed s, rank r keeps the r-th of P equal
+ * blocks of them in gid order (on a replicated one, all); the fixed bodies stay s's (description,
+ * kinematic flag, motions) and take the checkpoint's state; s->next_gid, s->step, s->time become
+ * the checkpoint's. Refuses, with a one-line message naming the file: a file that is not a
+ * checkpoint, a truncated or corrupted one (missing dataset or attribute, NaN, data not matching
+ * its state_hash), one written for another scene (scene_hash). On failure s is unchanged and info
+ * holds nothing to free. */
 sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_path, sg_scene *s,
-                          sg_checkpoint_info *info, sg_warm_entry **warm, int *n_warm);
+                          sg_checkpoint_info *info);
 
 #endif

@@ -41,11 +41,41 @@ typedef struct {
   double ref_time, ref_pos[3], ref_quat[4];
 } sg_motion;
 
+/* A region of space where bodies enter or leave (model; the same on every rank). Its hooks are
+ * in src/hooks/ (inflow.c, outflow.c); its rows in the /regions group of a scene file. */
+typedef enum {
+  SG_REGION_OUTFLOW = 0, /* bodies whose centre is in its deleting zone are deleted at the end of a step */
+  SG_REGION_INFLOW = 1,  /* spheres are inserted into its box at a rate */
+  SG_REGION_KINDS = 2
+} sg_region_kind;
+typedef enum {
+  SG_ZONE_BOX = 0,       /* inside the box [lo, hi] */
+  SG_ZONE_DOMAIN = 1,    /* outside the box [lo, hi]: the box is the domain a body may not leave */
+  SG_ZONE_HALFSPACE = 2, /* (x - point) . normal > 0 */
+  SG_ZONE_KINDS = 3
+} sg_zone_kind;
+typedef enum { SG_RATE_BODIES = 0, SG_RATE_MASS = 1 } sg_rate_unit; /* bodies/s, kg/s */
+typedef struct {
+  int kind;                 /* sg_region_kind */
+  int zone;                 /* sg_zone_kind (an inflow is always a box) */
+  double lo[3], hi[3];      /* box and domain zones, inflow box (m) */
+  double point[3], normal[3]; /* half-space zone (normal of unit length) */
+  /* inflow */
+  double rate;              /* bodies/s or kg/s, by rate_unit */
+  int rate_unit;            /* sg_rate_unit */
+  double radius_min, radius_max; /* sphere radii, uniform in [min, max] (m) */
+  double density;           /* kg/m^3 */
+  int material;
+  double velocity[3];       /* of every inserted body (m/s) */
+  double t_start, t_end;    /* insertion window [t_start, t_end) (s; t_end may be INFINITY) */
+  uint64_t seed;            /* the same seed gives the same bodies whatever the number of ranks */
+} sg_region;
+
 typedef struct {
   int n;              /* bodies */
   int cap;            /* allocated capacity */
   /* description */
-  int64_t *gid;       /* global id = index in the scene file */
+  int64_t *gid;       /* global id: the row in a scene file without /bodies/gid; never reused */
   int *shape;         /* sg_shape */
   double *size;       /* [n][3] */
   int *material;      /* index into the friction table */
@@ -73,24 +103,34 @@ typedef struct {
   /* prescribed motions of the kinematic bodies (model; the same on every rank), sorted by (body, t_start) */
   int n_motions;
   sg_motion *motions;
+  /* inflow and outflow regions (model; the same on every rank) */
+  int n_regions;
+  sg_region *regions;
+  /* the global id the next inserted body gets (the same on every rank): above every id the run
+   * has used, so ids are never reused */
+  int64_t next_gid;
 } sg_scene;
 
 sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials);
 sg_err sg_scene_reserve(sg_scene *s, int cap);
 void sg_scene_destroy(sg_scene *s);
 
-/* Append a body; returns its index in *index (may be NULL). Orientation (w,x,y,z), velocity 6. */
+/* Append a body; returns its index in *index (may be NULL). Orientation (w,x,y,z), velocity 6.
+ * Its gid is its index (set s->gid[i] after for another; s->next_gid is left to the caller). */
 sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int material, int fixed,
                          double density, const double pos[3], const double quat[4],
                          const double vel[6], int *index);
 
 /* Append a copy of body i of src (description, derived mass and inertia, state, gid) to dst. */
 sg_err sg_scene_copy_body(sg_scene *dst, const sg_scene *src, int i);
-/* Materials, gravity, time and step of src into dst (dst's friction table is reallocated). */
+/* Materials, gravity, time, step, motions, regions and next_gid of src into dst (reallocated). */
 sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src);
 
-/* Mass and principal inertia of every body from its shape, size and density. */
+/* Mass and principal inertia of every body (of body i) from its shape, size and density. */
 sg_err sg_scene_update_mass(sg_scene *s);
+sg_err sg_body_update_mass(sg_scene *s, int i);
+/* Remove the bodies with drop[i] != 0, keeping the others in their order (n_owned follows). */
+void sg_scene_remove_bodies(sg_scene *s, const unsigned char *drop);
 
 /* Check the scene for consistency (finite numbers, positive sizes and densities, known shapes,
  * valid materials, friction >= 0, unit quaternions, planes fixed). `where` names the source in
@@ -120,6 +160,17 @@ void sg_motion_pose(const sg_scene *s, int i, double t, double pos[3], double qu
 void sg_motion_velocity(const sg_scene *s, int i, double t0, double t1, double vel[6]);
 /* Kinematic bodies' poses at time t and velocities over [t, t + dt]. */
 void sg_scene_move_kinematic(sg_scene *s, double t, double dt);
+
+/* Regions (src/scene/region.c): append one, checked (finite numbers, lo < hi, a unit normal,
+ * positive rates, radii and density, a known material, t_end > t_start). `where` names the source. */
+sg_err sg_scene_add_region(sg_scene *s, const sg_region *r, const char *where);
+/* The regions against each other and against the scene: an inflow box inside every domain zone,
+ * not overlapping another inflow box nor any outflow's deleting zone. */
+sg_err sg_scene_check_regions(const sg_scene *s, const char *where);
+/* The least mass and size (radius) of the bodies the inflows may insert (INFINITY: no inflow). */
+void sg_regions_least_body(const sg_scene *s, double *mass, double *size);
+/* Is the point x in the deleting zone of outflow region r? */
+int sg_region_deletes(const sg_region *r, const double x[3]);
 
 /* Kinetic energy of the moving bodies (translational + rotational). */
 double sg_scene_kinetic_energy(const sg_scene *s);

@@ -19,6 +19,10 @@ typedef struct {
   long repartition_every;       /* -repartition_every: steps between repartitions (0: never) */
   double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
   int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
+  /* the model's scales (sg_rigid_scales): they give the problem's units and the default margin.
+   * Taken from the scene file (sg_step_params_scales) they stay the same when a restart's bodies
+   * differ from the file's (inflow, outflow); 0: taken from the scene by sg_stepper_create. */
+  double least_mass, least_size;
 } sg_step_params;
 
 /* Per-step figures, stored as /stats in the trajectory file. */
@@ -33,12 +37,19 @@ typedef struct {
   double max_penetration;    /* largest -gap over contacts at the start of the step (m) */
   int recoveries;            /* the solver's recoveries in this step (sg_solve_info) */
   int resolves;              /* solves added for contacts the solved motion met (-contact_recheck) */
+  /* bodies (global): moving bodies at the end of the step, and the step's flow (hooks.h) */
+  long long n_bodies;
+  long long inserted, deleted, inflow_waiting;
+  double mass_inserted, mass_deleted;  /* kg */
 } sg_step_stats;
 
 typedef struct sg_stepper sg_stepper;
 
-/* Read -dt, -theta, -contact_margin, -contact_erp (margin default derived from the scene: from
- * all ranks' bodies when it is distributed; collective over comm then). */
+/* The scales of the model in s into p (collective when s is distributed). */
+void sg_step_params_scales(MPI_Comm comm, const sg_scene *s, sg_step_params *p);
+/* Read -dt, -theta, -contact_margin, -contact_erp (margin default 0.2 x p->least_size, the scales
+ * taken from s first when p has none: from all ranks' bodies when it is distributed; collective
+ * over comm then). */
 sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_params *p);
 sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *params, sg_solver *solver,
                          sg_stepper **out);
@@ -55,6 +66,13 @@ sg_err sg_stepper_add_hook(sg_stepper *st, const sg_hook_ops *ops, void *data);
  * bodies migrate at repartitions. A scene already distributed on entry (sg_scene_read_block) is
  * partitioned the same way. Every solver runs so: one that needs the whole problem
  * (SG_SOLVER_WHOLE, solver.h) gets it gathered on every rank and its answer taken back. */
+
+/* The bodies inserted and deleted in the last step that this rank held (hooks.h). */
+void sg_stepper_events(const sg_stepper *st, const sg_body_events **inserted, const sg_body_events **deleted);
+/* The hooks' state for a checkpoint (*words: malloc'ed, n of them; names: the hooks' names joined
+ * by commas), and its restoration on a restart (refused when the names differ). */
+sg_err sg_stepper_hook_state(const sg_stepper *st, int64_t **words, int *n, char *names, size_t len);
+sg_err sg_stepper_set_hook_state(sg_stepper *st, const int64_t *words, int n, const char *names);
 
 /* Number of repartitions done so far. */
 int sg_stepper_repartitions(const sg_stepper *st);

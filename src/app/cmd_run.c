@@ -88,6 +88,23 @@ static sg_err check_checkpoint_path(MPI_Comm comm, const run_options *o, const c
   return sg_checkpoint_check_path(comm, o->checkpoint);
 }
 
+/* A checkpoint of the run now: the scene, the warm start, the hooks' state, and the fingerprint of
+ * the scene file the run started from. */
+static sg_err write_checkpoint(MPI_Comm comm, sg_stepper *st, const sg_scene *s, const sg_step_params *prm,
+                               const char *path, uint64_t scene_hash) {
+  sg_checkpoint_extras x = {.scene_hash = scene_hash};
+  char names[SG_CHECKPOINT_NAMES_LEN];
+  int64_t *words = NULL;
+  x.warm = sg_stepper_warm_written(st, &x.n_warm);
+  sg_err err = x.n_warm < 0 ? SG_ERR_MEM : sg_stepper_hook_state(st, &words, &x.n_hook_state, names, sizeof names);
+  x.hook_state = words;
+  x.hook_names = names;
+  err = sg_error_collective(comm, err); /* before the collective write */
+  if (!err) err = sg_error_collective(comm, sg_checkpoint_write(comm, path, s, prm, &x));
+  free(words);
+  return err;
+}
+
 sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -98,7 +115,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   sg_stepper *st = NULL;
   sg_traj_writer *w = NULL;
   run_options o;
-  sg_step_params prm;
+  sg_step_params prm = {0};
   sg_err err = SG_OK;
 
   if (sg_opt_help_requested()) { /* list every option with its default, then stop */
@@ -114,14 +131,17 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   }
   if (!scene_path) return sg_error_set(SG_ERR_ARG, "run: missing scene file (signorini run scene.h5 -o out.h5)");
   sg_checkpoint_info ck = {0};
-  sg_warm_entry *warm = NULL;
-  int n_warm = 0;
   /* Each rank reads a block of the file (hyperslabs): no rank ever holds the whole scene. */
   err = sg_scene_read_block(comm, scene_path, &s);
+  /* the fingerprint of the scene file, before a restart changes the bodies: every checkpoint of
+   * this run (and of its restarts, which read the same file) carries it */
+  uint64_t scene_hash = err ? 0 : sg_scene_hash(comm, &s);
   if (!err) err = sg_error_collective(comm, read_restart_option(&o));
+  /* the scales of the file's bodies: a restart's bodies may differ (inflow, outflow), its units not */
+  if (!err) sg_step_params_scales(comm, &s, &prm);
   /* A restart: the scene's state, step and time become the checkpoint's, before anything else. */
   if (!err && o.restarting)
-    err = sg_checkpoint_read(comm, o.restart, scene_path, &s, &ck, &warm, &n_warm);
+    err = sg_checkpoint_read(comm, o.restart, scene_path, &s, &ck);
   if (!err && o.restarting) err = default_from_checkpoint("-dt", ck.dt);
   if (!err && o.restarting) err = default_from_checkpoint("-theta", ck.theta);
   if (!err) err = read_run_options(comm, &s, &o, &prm);
@@ -142,9 +162,10 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err) err = sg_error_collective(comm, check_checkpoint_path(comm, &o, scene_path));
   if (!err) err = sg_error_collective(comm, sg_fclib_dump_check(&o.dump, start_step, n_total, scene_path, o.out, o.checkpoint));
   if (!err) err = sg_error_collective(comm, sg_stepper_create(comm, &s, &prm, solver, &st));
-  if (!err && o.restarting) err = sg_error_collective(comm, sg_stepper_set_warm(st, warm, n_warm));
-  free(warm);
-  warm = NULL;
+  if (!err && o.restarting) err = sg_error_collective(comm, sg_stepper_set_warm(st, ck.warm, ck.n_warm));
+  if (!err && o.restarting)
+    err = sg_error_collective(comm, sg_stepper_set_hook_state(st, ck.hook_state, ck.n_hook_state, ck.hook_names));
+  sg_checkpoint_info_free(&ck);
   if (!err) err = sg_error_collective(comm, sg_traj_open(comm, o.out, &s, &w));
   if (!err) {
     char buf[128];
@@ -170,6 +191,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   sg_progress_init(&prog, rank, o.progress_interval);
   double wall0 = MPI_Wtime(), sum_it = 0, sum_res = 0, max_pen = 0;
   long done_steps = 0, unconverged = 0;
+  sg_step_stats flow = {0}; /* bodies and mass in and out over the run */
   int step_failed = 0;
   for (long k = 1; k <= n_steps; ++k) {
     sg_step_stats stats;
@@ -187,13 +209,15 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     }
     double tio = MPI_Wtime();
     err = sg_traj_write_stats(w, &stats);
+    if (!err) {
+      const sg_body_events *inserted, *deleted;
+      sg_stepper_events(st, &inserted, &deleted);
+      err = sg_traj_write_events(w, inserted, deleted);
+    }
     if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame(w, &s);
     err = sg_error_collective(comm, err);
     if (!err && o.checkpoint_every > 0 && g % o.checkpoint_every == 0) {
-      int n_written;
-      const sg_warm_entry *written = sg_stepper_warm_written(st, &n_written);
-      err = sg_error_collective(comm, n_written < 0 ? SG_ERR_MEM : SG_OK); /* before the collective write */
-      if (!err) err = sg_error_collective(comm, sg_checkpoint_write(comm, o.checkpoint, &s, &prm, written, n_written));
+      err = write_checkpoint(comm, st, &s, &prm, o.checkpoint, scene_hash);
       if (!err) last_ckpt = g;
     }
     if (!err && g == o.dump.step) {
@@ -214,6 +238,10 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     sum_res += stats.contact_residual;
     max_pen = fmax(max_pen, stats.max_penetration);
     unconverged += !stats.converged;
+    flow.inserted += stats.inserted;
+    flow.deleted += stats.deleted;
+    flow.mass_inserted += stats.mass_inserted;
+    flow.mass_deleted += stats.mass_deleted;
     sg_progress_update(&prog, k, n_steps, s.time, stats.iterations);
   }
   sg_progress_finish(&prog);
@@ -247,6 +275,9 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     printf("  mean contact residual      %.3e (paper 002 Sec. VII)\n", done_steps ? sum_res / done_steps : 0.0);
     printf("  max penetration            %.3e m\n", max_pen);
     printf("  wall time                  %.2f s (%.1f steps/s)\n", wall, done_steps / fmax(wall, 1e-9));
+    if (flow.inserted || flow.deleted)
+      printf("  bodies in / out            %lld (%.6g kg) / %lld (%.6g kg)\n", flow.inserted, flow.mass_inserted, flow.deleted,
+             flow.mass_deleted);
     if (o.restarting) printf("  restarted from             %s (step %lld, t = %.6g s)\n", o.restart, start_step, ck.time);
     if (last_ckpt >= 0) printf("  last checkpoint            %s (step %lld)\n", o.checkpoint, last_ckpt);
     printf("  output                     %s, %s (open the .xmf in ParaView)\n", o.out, xmf);

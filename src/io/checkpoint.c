@@ -1,7 +1,8 @@
-/* Checkpoints (docs/FORMATS.md): the scene with its current state, the step and time, the warm
- * start of the stepper, the run options a restart must keep, and two fingerprints: scene_hash
- * over the static description (a restart must be given the same scene) and state_hash over what
- * the restart restores (silent corruption of the data is refused).
+/* Checkpoints (docs/FORMATS.md): the scene with its current body set and state (bodies enter and
+ * leave, so the ids may have gaps), the step and time, next_gid, the warm start of the stepper, the
+ * hooks' state, the run options a restart must keep, and two fingerprints: scene_hash of the scene
+ * file the run started from (a restart must be given the same file) and state_hash over what the
+ * restart restores (silent corruption of the data is refused).
  *
  * Written atomically: to "<path>.tmp.<pid>", flushed, closed and synced, then renamed over the
  * previous checkpoint, so a run killed at any moment leaves the last complete checkpoint intact.
@@ -17,7 +18,7 @@
 #include "io/io_internal.h"
 #include "signorini/io.h"
 
-#define SG_CKPT_FORMAT_VERSION 1
+#define SG_CKPT_FORMAT_VERSION 2
 #define SG_KIND_CKPT "signorini-checkpoint"
 
 /* --- fingerprints: FNV-1a 64 over little-endian encodings -------------------------------------- */
@@ -57,23 +58,54 @@ static uint64_t sum_over(MPI_Comm comm, uint64_t local) {
   return total;
 }
 
-/* Each body counted once over the ranks: those whose rows this rank writes (sg_io_writes_body). */
+/* Bodies counted once over the ranks: those whose rows this rank writes (sg_io_writes_body). */
+static long long bodies_written(MPI_Comm comm, const sg_scene *s) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  long long mine = 0, total = 0;
+  for (int i = 0; i < s->n; ++i) mine += sg_io_writes_body(rank, s, i);
+  MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  return total;
+}
+
+/* A body's description: id, shape, size, material, fixed flag (kinematic as 1 unless `kin2`,
+ * the scene_hash's 2), density. */
+static uint64_t description_hash(const sg_scene *s, int i, int kin2) {
+  uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
+  h = fnv_i32(h, s->shape[i]);
+  h = fnv_f64s(h, s->size + 3 * i, 3);
+  h = fnv_i32(h, s->material[i]);
+  h = fnv_le(h, kin2 ? s->fixed[i] : s->fixed[i] != 0, 1);
+  return fnv_f64s(h, &s->density[i], 1);
+}
+
+static uint64_t region_hash(uint64_t h, const sg_region *r) {
+  h = fnv_i32(h, r->kind);
+  h = fnv_i32(h, r->zone);
+  h = fnv_f64s(h, r->lo, 3);
+  h = fnv_f64s(h, r->hi, 3);
+  h = fnv_f64s(h, r->point, 3);
+  h = fnv_f64s(h, r->normal, 3);
+  h = fnv_f64s(h, &r->rate, 1);
+  h = fnv_i32(h, r->rate_unit);
+  h = fnv_f64s(h, &r->radius_min, 1);
+  h = fnv_f64s(h, &r->radius_max, 1);
+  h = fnv_f64s(h, &r->density, 1);
+  h = fnv_i32(h, r->material);
+  h = fnv_f64s(h, r->velocity, 3);
+  h = fnv_f64s(h, &r->t_start, 1);
+  h = fnv_f64s(h, &r->t_end, 1);
+  return fnv_le(h, r->seed, 8);
+}
+
 uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
   uint64_t sum = 0;
   int rank;
   MPI_Comm_rank(comm, &rank);
-  for (int i = 0; i < s->n; ++i) {
-    if (!sg_io_writes_body(rank, s, i)) continue;
-    uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
-    h = fnv_i32(h, s->shape[i]);
-    h = fnv_f64s(h, s->size + 3 * i, 3);
-    h = fnv_i32(h, s->material[i]);
-    h = fnv_le(h, s->fixed[i], 1);
-    h = fnv_f64s(h, &s->density[i], 1);
-    sum += h;
-  }
+  for (int i = 0; i < s->n; ++i)
+    if (sg_io_writes_body(rank, s, i)) sum += description_hash(s, i, 1);
   sum = sum_over(comm, sum);
-  uint64_t h = fnv_i64(FNV_OFFSET, (int64_t)sg_io_n_global(comm, s));
+  uint64_t h = fnv_i64(FNV_OFFSET, (int64_t)bodies_written(comm, s));
   h = fnv_le(h, sum, 8);
   h = fnv_i32(h, s->n_materials);
   h = fnv_f64s(h, s->friction, s->n_materials * s->n_materials);
@@ -86,6 +118,7 @@ uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
     h = fnv_f64s(h, &m->t_start, 1);
     h = fnv_f64s(h, &m->t_end, 1);
   }
+  for (int k = 0; k < s->n_regions; ++k) h = region_hash(h, &s->regions[k]); /* the same on every rank */
   return fnv_f64s(h, s->gravity, 3);
 }
 
@@ -96,31 +129,59 @@ static uint64_t warm_entry_hash(const sg_warm_entry *e) {
   return fnv_f64s(h, e->lambda, 3);
 }
 
-/* Over what a restart restores: step, time, every body's state, the warm start. `warm_here`
- * entries of warm are counted on this rank (the others are another rank's copy). */
-static uint64_t state_hash(MPI_Comm comm, const sg_scene *s, int64_t step, double time,
-                           const sg_warm_entry *warm, int warm_here) {
+/* What a restart restores besides the bodies: the same on every rank, except the warm start, of
+ * which this rank counts `warm_here` entries (the others are another rank's copy). */
+typedef struct {
+  int64_t step;
+  double time;
+  const sg_warm_entry *warm;
+  int warm_here;
+  const int64_t *hooks;
+  int n_hooks;
+  const char *names;
+} ckpt_state;
+
+static uint64_t hooks_hash(uint64_t h, const ckpt_state *c) {
+  h = fnv_i64(h, c->n_hooks);
+  for (int k = 0; k < c->n_hooks; ++k) h = fnv_i64(h, c->hooks[k]);
+  return fnv_bytes(h, (const unsigned char *)c->names, strlen(c->names));
+}
+
+/* next_gid as the file holds it: above every id, at least s->next_gid (collective). */
+static int64_t next_gid_of(MPI_Comm comm, const sg_scene *s) {
+  long long v = s->next_gid;
+  for (int i = 0; i < s->n; ++i)
+    if (s->gid[i] + 1 > v) v = s->gid[i] + 1;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  return v;
+}
+
+/* Over what a restart restores: step, time, every body's description and state, next_gid, the
+ * warm start, the hooks' state. */
+static uint64_t state_hash(MPI_Comm comm, const sg_scene *s, const ckpt_state *c) {
   uint64_t bodies = 0, contacts = 0;
   int rank;
   MPI_Comm_rank(comm, &rank);
   for (int i = 0; i < s->n; ++i) {
     if (!sg_io_writes_body(rank, s, i)) continue;
-    uint64_t h = fnv_i64(FNV_OFFSET, s->gid[i]);
+    uint64_t h = description_hash(s, i, 0);
     h = fnv_f64s(h, s->pos + 3 * i, 3);
     h = fnv_f64s(h, s->quat + 4 * i, 4);
     bodies += fnv_f64s(h, s->vel + 6 * i, 6);
   }
-  for (int k = 0; k < warm_here; ++k) contacts += warm_entry_hash(&warm[k]);
+  for (int k = 0; k < c->warm_here; ++k) contacts += warm_entry_hash(&c->warm[k]);
   bodies = sum_over(comm, bodies);
   contacts = sum_over(comm, contacts);
-  long long nw = warm_here, nw_total = 0;
+  long long nw = c->warm_here, nw_total = 0;
   MPI_Allreduce(&nw, &nw_total, 1, MPI_LONG_LONG, MPI_SUM, comm);
-  uint64_t h = fnv_i64(FNV_OFFSET, step);
-  h = fnv_f64s(h, &time, 1);
-  h = fnv_i64(h, (int64_t)sg_io_n_global(comm, s));
+  uint64_t h = fnv_i64(FNV_OFFSET, c->step);
+  h = fnv_f64s(h, &c->time, 1);
+  h = fnv_i64(h, (int64_t)bodies_written(comm, s));
   h = fnv_le(h, bodies, 8);
+  h = fnv_i64(h, next_gid_of(comm, s));
   h = fnv_i64(h, (int64_t)nw_total);
-  return fnv_le(h, contacts, 8);
+  h = fnv_le(h, contacts, 8);
+  return hooks_hash(h, c);
 }
 
 /* --- attributes of fixed types ------------------------------------------------------------------ */
@@ -251,23 +312,37 @@ static void sync_dir_of(const char *path) {
 
 sg_err sg_checkpoint_check_path(MPI_Comm comm, const char *path) { return sg_fs_check_dir(comm, path); }
 
-sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, const sg_step_params *prm,
-                           const sg_warm_entry *warm, int n_warm) {
-  sg_h5_quiet();
+/* /hooks/state (int64 words, written by rank 0: the same on every rank) with the hooks' names in
+ * its attribute names. */
+static sg_err write_hooks(MPI_Comm comm, hid_t file, const char *path, const ckpt_state *c, hid_t dxpl) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  if (sg_io_n_global(comm, s) < 1) return sg_error_set(SG_ERR_ARG, "cannot write %s: the scene has no bodies", path);
-  char *tmp = sg_fs_tmp_name(comm, path, ".tmp");
-  if (!tmp) return sg_error_collective(comm, SG_ERR_MEM);
-  int mine = warm_rows_here(comm, s, n_warm);
-  uint64_t shash = sg_scene_hash(comm, s);
-  uint64_t xhash = state_hash(comm, s, s->step, s->time, warm, mine);
-  hid_t file = H5I_INVALID_HID, dxpl = H5I_INVALID_HID;
-  sg_err err = sg_h5_create(comm, tmp, path, &file);
-  int created = !err;
-  if (!err) err = sg_h5_attr_write_int(file, "format_version", SG_CKPT_FORMAT_VERSION, path);
-  if (!err) err = sg_h5_attr_write_str(file, "kind", SG_KIND_CKPT, path);
+  hsize_t dims[1] = {(hsize_t)c->n_hooks};
+  hid_t d;
+  sg_err err = sg_h5_dataset_create(file, "hooks/state", H5T_STD_I64LE, 1, dims, NULL, NULL, path, &d);
+  /* an empty dataset takes no transfer (HDF5 refuses one); n_hooks is the same on every rank */
+  if (!err && c->n_hooks > 0)
+    err = sg_h5_write_whole(d, H5T_NATIVE_INT64, rank == 0, c->hooks, dxpl, path, "hooks/state");
+  if (!err) err = sg_h5_attr_write_str(d, "names", c->names, path);
+  sg_h5_close(&d);
+  return err;
+}
+
+/* The hooks' state must be the same on every rank: it is written once and restored on any P. */
+static sg_err check_hooks_agree(MPI_Comm comm, const char *path, const ckpt_state *c) {
+  uint64_t h = hooks_hash(FNV_OFFSET, c), lo = h, hi = h;
+  MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, comm);
+  MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, comm);
+  if (lo != hi) return sg_error_set(SG_ERR_ARG, "cannot write %s: the hooks' state differs between ranks", path);
+  return SG_OK;
+}
+
+/* The root attributes: what the file is, where the run stood, its options, the fingerprints. */
+static sg_err write_header(hid_t file, const char *path, const sg_scene *s, const sg_step_params *prm,
+                           uint64_t shash, uint64_t xhash) {
   int64_t step = s->step;
+  sg_err err = sg_h5_attr_write_int(file, "format_version", SG_CKPT_FORMAT_VERSION, path);
+  if (!err) err = sg_h5_attr_write_str(file, "kind", SG_KIND_CKPT, path);
   if (!err) err = attr_write(file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step, path);
   if (!err) err = attr_write(file, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time, path);
   if (!err) err = attr_write(file, "dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->dt, path);
@@ -276,11 +351,39 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
   if (!err) err = attr_write(file, "contact_erp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->erp, path);
   if (!err) err = attr_write(file, "scene_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &shash, path);
   if (!err) err = attr_write(file, "state_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &xhash, path);
+  return err;
+}
+
+/* Everything into the open file tmp: header, scene, warm start, hooks. */
+static sg_err write_contents(MPI_Comm comm, hid_t file, const char *path, const sg_scene *s, const sg_step_params *prm,
+                             uint64_t shash, const ckpt_state *c) {
+  uint64_t xhash = state_hash(comm, s, c);
+  hid_t dxpl = H5I_INVALID_HID;
+  sg_err err = write_header(file, path, s, prm, shash, xhash);
   if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
-  if (!err) err = sg_scene_group_write(comm, file, path, s, dxpl);
   err = sg_error_collective(comm, err);
-  if (!err) err = write_warm(comm, file, path, warm, mine, dxpl);
+  if (!err) err = sg_scene_group_write(comm, file, path, s, dxpl); /* collective errors */
+  if (!err) err = sg_error_collective(comm, write_warm(comm, file, path, c->warm, c->warm_here, dxpl));
+  if (!err) err = sg_error_collective(comm, write_hooks(comm, file, path, c, dxpl));
   sg_h5_close(&dxpl);
+  return err;
+}
+
+sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, const sg_step_params *prm,
+                           const sg_checkpoint_extras *x) {
+  sg_h5_quiet();
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (sg_io_n_global(comm, s) < 1) return sg_error_set(SG_ERR_ARG, "cannot write %s: the scene has no bodies", path);
+  ckpt_state c = {s->step, s->time, x->warm, warm_rows_here(comm, s, x->n_warm), x->hook_state, x->n_hook_state,
+                  x->hook_names ? x->hook_names : ""};
+  SG_CHECK(sg_error_collective(comm, check_hooks_agree(comm, path, &c)));
+  char *tmp = sg_fs_tmp_name(comm, path, ".tmp");
+  if (!tmp) return sg_error_collective(comm, SG_ERR_MEM);
+  hid_t file = H5I_INVALID_HID;
+  sg_err err = sg_error_collective(comm, sg_h5_create(comm, tmp, path, &file));
+  int created = !err;
+  if (!err) err = write_contents(comm, file, path, s, prm, x->scene_hash, &c);
   if (!err && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) err = sg_error_set(SG_ERR_IO, "cannot write %s: flushing %s failed", path, tmp);
   if (file >= 0 && H5Fclose(file) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed", path, tmp);
   err = sg_error_collective(comm, err);
@@ -322,7 +425,8 @@ static sg_err open_checkpoint(MPI_Comm comm, const char *path, hid_t *file) {
   return err;
 }
 
-/* /warm: identities read as numbers (exact below 2^53) and checked to be whole and in range. */
+/* /warm: identities read as numbers (exact below 2^53) and checked to be whole and in range: ids
+ * up to next_gid - 1 (a contact may name a body that has left since; the stepper drops it). */
 static sg_err read_warm(hid_t file, const char *path, long long n_bodies, hid_t dxpl, sg_warm_entry **out, int *n_out) {
   *out = NULL;
   *n_out = 0;
@@ -387,23 +491,19 @@ static void fmt_scene_name(char *buf, size_t len, const char *scene_path) {
   else snprintf(buf, len, "the scene given");
 }
 
-sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_path, sg_scene *s,
-                          sg_checkpoint_info *info, sg_warm_entry **warm, int *n_warm) {
-  memset(info, 0, sizeof *info);
-  *warm = NULL;
-  *n_warm = 0;
-  hid_t file, dxpl = H5I_INVALID_HID;
-  SG_CHECK(open_checkpoint(comm, path, &file));
-  char kind[64], sname[4200];
-  long long version = 0, step = 0;
-  uint64_t stored_state = 0;
-  fmt_scene_name(sname, sizeof sname, scene_path);
-  sg_scene ck;
-  memset(&ck, 0, sizeof ck);
-  sg_warm_entry *e = NULL;
-  int ne = 0;
+void sg_checkpoint_info_free(sg_checkpoint_info *info) {
+  free(info->warm);
+  free(info->hook_state);
+  info->warm = NULL;
+  info->hook_state = NULL;
+  info->n_warm = info->n_hook_state = 0;
+}
 
-  /* Header: what the file is, where the run stood, and the scene it belongs to. */
+/* The root attributes: kind, version, where the run stood and its options (*state_hash: the
+ * stored fingerprint). */
+static sg_err read_header(hid_t file, const char *path, sg_checkpoint_info *info, uint64_t *state) {
+  char kind[64];
+  long long version = 0, step = 0;
   sg_err err = sg_h5_read_header(file, path, kind, sizeof kind, &version);
   if (!err && strcmp(kind, SG_KIND_CKPT) != 0)
     err = sg_error_set(SG_ERR_FORMAT, "%s: not a checkpoint (kind is '%s', expected '%s')", path, kind, SG_KIND_CKPT);
@@ -415,7 +515,7 @@ sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_pat
   if (!err) err = attr_read(file, "dt", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info->dt, path);
   if (!err) err = attr_read(file, "theta", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info->theta, path);
   if (!err) err = attr_read(file, "scene_hash", H5T_INTEGER, H5T_NATIVE_UINT64, &info->scene_hash, path);
-  if (!err) err = attr_read(file, "state_hash", H5T_INTEGER, H5T_NATIVE_UINT64, &stored_state, path);
+  if (!err) err = attr_read(file, "state_hash", H5T_INTEGER, H5T_NATIVE_UINT64, state, path);
   info->step = step;
   if (!err && (!isfinite(info->dt) || info->dt <= 0 || !isfinite(info->theta) || info->theta < 0 || info->theta >= 1))
     err = sg_error_set(SG_ERR_FORMAT, "%s: invalid run options in the checkpoint (dt %g, theta %g)", path, info->dt,
@@ -424,7 +524,125 @@ sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_pat
   if (!err && (step < 0 || info->time != (double)step * info->dt))
     err = sg_error_set(SG_ERR_FORMAT, "%s: inconsistent checkpoint: time %.17g is not step %lld x dt %.17g", path,
                        info->time, step, info->dt);
+  return err;
+}
+
+/* /hooks/state, whole on every rank (int64 words: doubles are stored by their bits, so no
+ * conversion through double), and its attribute names. */
+static sg_err read_hooks(hid_t file, const char *path, hid_t dxpl, sg_checkpoint_info *info) {
+  if (!sg_h5_exists(file, "hooks/state")) return sg_error_set(SG_ERR_FORMAT, "%s: missing dataset /hooks/state", path);
+  hid_t d = H5Dopen2(file, "hooks/state", H5P_DEFAULT);
+  hid_t space = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID, type = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
+  hsize_t n = 0;
+  sg_err err = SG_OK;
+  if (space < 0 || type < 0 || H5Sget_simple_extent_ndims(space) != 1 || H5Tget_class(type) != H5T_INTEGER)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset /hooks/state must be a 1-D array of integers", path);
+  if (!err) H5Sget_simple_extent_dims(space, &n, NULL);
+  if (!err && n > 100000000) err = sg_error_set(SG_ERR_FORMAT, "%s: dataset /hooks/state: %llu words is too many", path, (unsigned long long)n);
+  if (!err && !(info->hook_state = calloc((size_t)n + 1, sizeof *info->hook_state)))
+    err = sg_error_set(SG_ERR_MEM, "%s: out of memory reading dataset /hooks/state", path);
+  if (!err && n > 0 && H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, dxpl, info->hook_state) < 0)
+    err = sg_error_set(SG_ERR_IO, "%s: cannot read dataset /hooks/state", path);
+  info->n_hook_state = (int)n;
+  int found = 0;
+  if (!err) err = sg_h5_attr_read_str(d, "names", info->hook_names, sizeof info->hook_names, &found, path);
+  if (!err && !found) err = sg_error_set(SG_ERR_FORMAT, "%s: missing attribute names of dataset /hooks/state", path);
+  sg_h5_close(&type);
+  sg_h5_close(&space);
+  sg_h5_close(&d);
+  return err;
+}
+
+/* The stored scene (validated like a scene file, in gid order), its next_gid (required here), the
+ * warm start and the hooks' state, checked against state_hash. Collective. */
+static sg_err read_body(MPI_Comm comm, hid_t file, const char *path, uint64_t stored, sg_scene *ck,
+                        sg_checkpoint_info *info) {
+  hid_t dxpl = sg_h5_dxpl();
+  long long attr = -1;
+  sg_err err = dxpl < 0 ? sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path) : SG_OK;
+  if (!err) err = sg_scene_group_read(file, "", path, dxpl, ck);
+  if (!err) err = sg_scene_next_gid_read(file, "", path, &attr);
+  if (!err && attr < 0) err = sg_error_set(SG_ERR_FORMAT, "%s: missing attribute next_gid of /bodies", path);
+  info->next_gid = ck->next_gid;
+  if (!err) err = read_warm(file, path, ck->next_gid, dxpl, &info->warm, &info->n_warm);
+  if (!err) err = read_hooks(file, path, dxpl, info);
+  sg_h5_close(&dxpl);
   err = sg_error_collective(comm, err);
+  if (err) return err;
+  ckpt_state c = {info->step, info->time, info->warm, warm_rows_here(comm, ck, info->n_warm), info->hook_state,
+                  info->n_hook_state, info->hook_names};
+  if (state_hash(comm, ck, &c) != stored)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: corrupted checkpoint: the state does not match its state_hash", path);
+  return err; /* the same on every rank */
+}
+
+/* s's fixed bodies are the checkpoint's (fixed bodies never enter nor leave). */
+static sg_err check_fixed(const sg_scene *s, const sg_scene *ck, const char *path, const char *sname) {
+  int n_s = 0, n_ck = 0;
+  for (int i = 0; i < ck->n; ++i) n_ck += ck->fixed[i] != 0;
+  for (int i = 0; i < s->n; ++i) {
+    if (!s->fixed[i]) continue;
+    n_s++;
+    int j = sg_scene_find_gid(ck, ck->n, s->gid[i]);
+    if (j < 0 || !ck->fixed[j])
+      return sg_error_set(SG_ERR_FORMAT, "%s: fixed body %lld of %s is not a fixed body of the checkpoint", path,
+                          (long long)s->gid[i], sname);
+  }
+  if (n_s != n_ck)
+    return sg_error_set(SG_ERR_FORMAT, "%s: %d fixed bodies, %s has %d", path, n_ck, sname, n_s);
+  return SG_OK;
+}
+
+/* The restored scene: s's globals and fixed bodies (with the checkpoint's state), the checkpoint's
+ * moving bodies of this rank's block [M r / P, M (r + 1) / P) in gid order (all of them when s is
+ * replicated), in ascending gid. */
+static sg_err restore(MPI_Comm comm, const sg_scene *s, const sg_scene *ck, const sg_checkpoint_info *info,
+                      sg_scene *t) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  long long moving = 0, k = 0;
+  for (int i = 0; i < ck->n; ++i) moving += !ck->fixed[i];
+  long long lo = s->distributed ? moving * rank / P : 0, hi = s->distributed ? moving * (rank + 1) / P : moving;
+  sg_err err = sg_scene_create(t, (int)(hi - lo) + (ck->n - (int)moving) + 8, s->n_materials);
+  if (!err) err = sg_scene_copy_globals(t, s);
+  for (int j = 0; j < ck->n && !err; ++j) {
+    if (!ck->fixed[j]) {
+      if (k >= lo && k < hi) err = sg_scene_copy_body(t, ck, j);
+      k++;
+      continue;
+    }
+    err = sg_scene_copy_body(t, s, sg_scene_find_gid(s, s->n, ck->gid[j]));
+    int i = t->n - 1;
+    if (!err) {
+      memcpy(t->pos + 3 * i, ck->pos + 3 * j, 3 * sizeof(double));
+      memcpy(t->quat + 4 * i, ck->quat + 4 * j, 4 * sizeof(double));
+      memcpy(t->vel + 6 * i, ck->vel + 6 * j, 6 * sizeof(double));
+    }
+  }
+  if (err) return err;
+  t->step = info->step;
+  t->time = info->time;
+  t->next_gid = info->next_gid;
+  t->distributed = s->distributed;
+  t->n_owned = s->distributed ? (int)(hi - lo) : s->n_owned;
+  return SG_OK;
+}
+
+sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_path, sg_scene *s,
+                          sg_checkpoint_info *info) {
+  memset(info, 0, sizeof *info);
+  hid_t file;
+  SG_CHECK(open_checkpoint(comm, path, &file));
+  char sname[4200];
+  uint64_t stored_state = 0;
+  fmt_scene_name(sname, sizeof sname, scene_path);
+  sg_scene ck, t;
+  memset(&ck, 0, sizeof ck);
+  memset(&t, 0, sizeof t);
+
+  /* Header: what the file is, where the run stood, and the scene file it belongs to (s as read). */
+  sg_err err = sg_error_collective(comm, read_header(file, path, info, &stored_state));
   if (!err) {
     uint64_t mine = sg_scene_hash(comm, s);
     if (mine != info->scene_hash)
@@ -432,38 +650,18 @@ sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_pat
                          path, info->scene_hash, mine, sname);
   }
   err = sg_error_collective(comm, err);
-
-  /* Body: the stored scene (validated like a scene file), the warm start, the fingerprints. */
-  if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
-  if (!err) err = sg_scene_group_read(file, "", path, dxpl, &ck);
-  err = sg_error_collective(comm, err);
-  if (!err && sg_scene_hash(comm, &ck) != info->scene_hash)
-    err = sg_error_set(SG_ERR_FORMAT, "%s: corrupted checkpoint: its bodies do not match its scene_hash", path);
-  if (!err && ck.n != sg_io_n_global(comm, s))
-    err = sg_error_set(SG_ERR_FORMAT, "%s: holds %d bodies, %s %lld", path, ck.n, sname, sg_io_n_global(comm, s));
-  if (!err) err = read_warm(file, path, ck.n, dxpl, &e, &ne);
-  err = sg_error_collective(comm, err);
-  if (!err && state_hash(comm, &ck, step, info->time, e, warm_rows_here(comm, &ck, ne)) != stored_state)
-    err = sg_error_set(SG_ERR_FORMAT, "%s: corrupted checkpoint: the state does not match its state_hash", path);
-  err = sg_error_collective(comm, err);
-  sg_h5_close(&dxpl);
+  if (!err) err = read_body(comm, file, path, stored_state, &ck, info);
   sg_h5_close(&file);
-
-  /* Restore each body of s by its global id (rows of the stored scene are global ids). */
-  if (!err) {
-    for (int i = 0; i < s->n; ++i) {
-      int64_t g = s->gid[i];
-      memcpy(s->pos + 3 * i, ck.pos + 3 * g, 3 * sizeof(double));
-      memcpy(s->quat + 4 * i, ck.quat + 4 * g, 4 * sizeof(double));
-      memcpy(s->vel + 6 * i, ck.vel + 6 * g, 6 * sizeof(double));
-    }
-    s->step = step;
-    s->time = info->time;
-    *warm = e;
-    *n_warm = ne;
-    e = NULL;
-  }
-  free(e);
+  if (!err) err = check_fixed(s, &ck, path, sname);
+  if (!err) err = restore(comm, s, &ck, info, &t);
+  err = sg_error_collective(comm, err);
   sg_scene_destroy(&ck);
-  return err;
+  if (err) {
+    sg_scene_destroy(&t);
+    sg_checkpoint_info_free(info);
+    return err;
+  }
+  sg_scene_destroy(s);
+  *s = t;
+  return SG_OK;
 }

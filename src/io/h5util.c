@@ -1,5 +1,6 @@
 /* HDF5 plumbing for the io files: property lists, attributes, dataset creation, checked reads
  * and collective row writes by global id. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,14 +91,15 @@ int sg_h5_exists(hid_t loc, const char *name) {
 
 /* --- attributes --------------------------------------------------------------------------------- */
 
-static sg_err attr_write(hid_t loc, const char *name, hid_t type, const void *value, const char *file) {
+/* ftype in the file, mtype in memory (the same for types that have no fixed layout). */
+static sg_err attr_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, const void *value, const char *file) {
   /* Rewriting replaces the attribute, so a later value may have another type or length. */
   if (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0)
     return sg_error_set(SG_ERR_LIB, "%s: cannot replace attribute %s", file, name);
   hid_t space = H5Screate(H5S_SCALAR), attr = H5I_INVALID_HID;
   sg_err err = SG_OK;
-  if (space < 0 || (attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
-      H5Awrite(attr, type, value) < 0)
+  if (space < 0 || (attr = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+      H5Awrite(attr, mtype, value) < 0)
     err = sg_error_set(SG_ERR_IO, "%s: cannot write attribute %s", file, name);
   sg_h5_close(&attr);
   sg_h5_close(&space);
@@ -106,7 +108,11 @@ static sg_err attr_write(hid_t loc, const char *name, hid_t type, const void *va
 
 sg_err sg_h5_attr_write_int(hid_t loc, const char *name, long long value, const char *file) {
   int v = (int)value;
-  return attr_write(loc, name, H5T_NATIVE_INT, &v, file);
+  return attr_write(loc, name, H5T_NATIVE_INT, H5T_NATIVE_INT, &v, file);
+}
+
+sg_err sg_h5_attr_write_i64(hid_t loc, const char *name, int64_t value, const char *file) {
+  return attr_write(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, file);
 }
 
 sg_err sg_h5_attr_write_str(hid_t loc, const char *name, const char *value, const char *file) {
@@ -116,7 +122,7 @@ sg_err sg_h5_attr_write_str(hid_t loc, const char *name, const char *value, cons
     sg_h5_close(&type);
     return sg_error_set(SG_ERR_LIB, "%s: cannot make a string type for attribute %s", file, name);
   }
-  sg_err err = attr_write(loc, name, type, &value, file);
+  sg_err err = attr_write(loc, name, type, type, &value, file);
   sg_h5_close(&type);
   return err;
 }
@@ -447,6 +453,105 @@ sg_err sg_io_check_rows(MPI_Comm comm, int count, const int64_t *gid, long long 
   }
   /* As many as the bodies, distinct and in range: every row is written exactly once. */
   return sg_error_collective(comm, err);
+}
+
+/* Ids are sent to the rank of their range of [0, top]: equal ids meet on one rank, which finds
+ * them among its sorted ids. One all-to-all of the ids: sound whatever the distribution, and
+ * cheap beside the writes and reads it guards. */
+static sg_err id_buckets(MPI_Comm comm, int count, const int64_t *gid, long long top, const char *file,
+                         int64_t **recv, int *n_recv) {
+  int P;
+  MPI_Comm_size(comm, &P);
+  long long width = top / P + 1;
+  int *cnt = calloc((size_t)5 * P, sizeof *cnt);
+  int64_t *send = malloc(((size_t)count + 1) * sizeof *send);
+  sg_err err = cnt && send ? SG_OK : sg_error_set(SG_ERR_MEM, "%s: out of memory checking %d body ids", file, count);
+  err = sg_error_collective(comm, err);
+  if (err) { free(cnt); free(send); return err; }
+  int *sdispl = cnt + P, *rcnt = cnt + 2 * P, *rdispl = cnt + 3 * P, *at = cnt + 4 * P;
+  for (int i = 0; i < count; ++i) cnt[gid[i] / width]++;
+  for (int r = 1; r < P; ++r) at[r] = sdispl[r] = sdispl[r - 1] + cnt[r - 1];
+  for (int i = 0; i < count; ++i) send[at[gid[i] / width]++] = gid[i];
+  MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, comm);
+  long long total = 0;
+  for (int r = 0; r < P; ++r) rdispl[r] = (int)total, total += rcnt[r];
+  *recv = malloc(((size_t)total + 1) * sizeof **recv);
+  err = *recv ? SG_OK : sg_error_set(SG_ERR_MEM, "%s: out of memory checking %lld body ids", file, total);
+  err = sg_error_collective(comm, err);
+  if (!err) MPI_Alltoallv(send, cnt, sdispl, MPI_INT64_T, *recv, rcnt, rdispl, MPI_INT64_T, comm);
+  if (err) { free(*recv); *recv = NULL; }
+  *n_recv = (int)total;
+  free(send);
+  free(cnt);
+  return err;
+}
+
+sg_err sg_io_first_duplicate(MPI_Comm comm, int count, const int64_t *gid, const char *file, int64_t *dup) {
+  *dup = -1;
+  long long top = -1;
+  for (int i = 0; i < count; ++i)
+    if (gid[i] > top) top = gid[i];
+  MPI_Allreduce(MPI_IN_PLACE, &top, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  if (top < 0) return SG_OK; /* no ids anywhere */
+  int64_t *ids = NULL;
+  int n = 0;
+  SG_CHECK(id_buckets(comm, count, gid, top, file, &ids, &n));
+  qsort(ids, (size_t)n, sizeof *ids, id_cmp);
+  long long first = LLONG_MAX;
+  for (int i = 1; i < n && first == LLONG_MAX; ++i)
+    if (ids[i] == ids[i - 1]) first = ids[i];
+  free(ids);
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_LONG_LONG, MPI_MIN, comm);
+  *dup = first == LLONG_MAX ? -1 : first;
+  return SG_OK;
+}
+
+void sg_io_rows_free(sg_io_rows *r) {
+  free(r->index);
+  free(r->gid);
+  free(r->row);
+  memset(r, 0, sizeof *r);
+}
+
+/* The ranks' totals: rows, the top id, next_gid, and whether the ids are the rows. */
+static void rows_totals(MPI_Comm comm, const sg_scene *s, sg_io_rows *r) {
+  long long v[3] = {r->count, -1, s->next_gid}, sum;
+  for (int k = 0; k < r->count; ++k)
+    if (r->gid[k] > v[1]) v[1] = r->gid[k];
+  MPI_Allreduce(&v[0], &sum, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &v[1], 2, MPI_LONG_LONG, MPI_MAX, comm);
+  r->n = sum;
+  r->next_gid = v[1] + 1 > v[2] ? v[1] + 1 : v[2];
+  /* n distinct ids in [0, n) are exactly 0..n-1 */
+  r->dense = v[1] + 1 == sum;
+}
+
+sg_err sg_io_rows_plan(MPI_Comm comm, const sg_scene *s, const char *file, sg_io_rows *r) {
+  memset(r, 0, sizeof *r);
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  for (int i = 0; i < s->n; ++i) r->count += sg_io_writes_body(rank, s, i);
+  r->index = malloc(((size_t)r->count + 1) * sizeof *r->index);
+  r->gid = malloc(((size_t)r->count + 1) * sizeof *r->gid);
+  r->row = malloc(((size_t)r->count + 1) * sizeof *r->row);
+  sg_err err = r->index && r->gid && r->row ? SG_OK
+               : sg_error_set(SG_ERR_MEM, "%s: out of memory planning %d rows", file, r->count);
+  for (int i = 0, k = 0; !err && i < s->n; ++i)
+    if (sg_io_writes_body(rank, s, i)) r->index[k] = i, r->gid[k++] = s->gid[i];
+  for (int k = 0; k < r->count && !err; ++k)
+    if (r->gid[k] < 0 || r->gid[k] >= SG_IO_MAX_ID)
+      err = sg_error_set(SG_ERR_ARG, "%s: body id %lld outside [0, 2^53)", file, (long long)r->gid[k]);
+  err = sg_error_collective(comm, err);
+  int64_t dup = -1;
+  if (!err) err = sg_io_first_duplicate(comm, r->count, r->gid, file, &dup);
+  if (!err && dup >= 0) err = sg_error_set(SG_ERR_ARG, "%s: body id %lld is held twice", file, (long long)dup);
+  if (err) { sg_io_rows_free(r); return err; } /* every rank alike: the checks above are collective */
+  rows_totals(comm, s, r);
+  long long off = 0, mine = r->count;
+  MPI_Exscan(&mine, &off, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (rank == 0) off = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  for (int k = 0; k < r->count; ++k) r->row[k] = r->dense ? r->gid[k] : off + k;
+  return SG_OK;
 }
 
 sg_err sg_h5_write_vector(hid_t loc, const char *name, hid_t memtype, hid_t ftype, long long len, const void *x,

@@ -46,10 +46,44 @@ static herr_t print_attr(hid_t loc, const char *name, const H5A_info_t *info, vo
   return 0;
 }
 
-static double mean(const double *x, long long n) {
+static double total(const double *x, long long n) {
   double s = 0;
   for (long long i = 0; i < n; ++i) s += x[i];
-  return n > 0 ? s / (double)n : 0;
+  return s;
+}
+
+static double mean(const double *x, long long n) { return n > 0 ? total(x, n) / (double)n : 0; }
+
+/* A 1-D series read as doubles when the file has it (*n = -1 when absent: an older file). */
+static sg_err read_optional(hid_t file, const char *name, const char *path, hid_t dxpl, double **x, long long *n) {
+  char shown[64];
+  snprintf(shown, sizeof shown, "/%s", name);
+  *x = NULL;
+  *n = -1;
+  if (!sg_h5_exists(file, name)) return SG_OK;
+  return sg_h5_read_checked(file, name, shown, path, 0, 1, n, NULL, dxpl, (void **)x);
+}
+
+/* Bodies in the first and last frame, the ids used, and the logs of inserted and deleted bodies,
+ * for the files that have them. */
+static sg_err print_body_flow(hid_t file, const char *path, hid_t dxpl, FILE *out) {
+  double *nb = NULL, *ni = NULL, *mi = NULL, *md = NULL;
+  long long nf, nf2, n_ins, n_del;
+  sg_err err = read_optional(file, "frames/n_bodies", path, dxpl, &nb, &nf);
+  if (!err) err = read_optional(file, "frames/n_ids", path, dxpl, &ni, &nf2);
+  if (!err) err = read_optional(file, "inserted/mass", path, dxpl, &mi, &n_ins);
+  if (!err) err = read_optional(file, "deleted/mass", path, dxpl, &md, &n_del);
+  if (!err && out && nf > 0 && nf2 == nf)
+    fprintf(out, "  bodies in frames: %lld in the first, %lld in the last; ids used: %lld\n", (long long)nb[0],
+            (long long)nb[nf - 1], (long long)ni[nf - 1]);
+  if (!err && out && n_ins >= 0 && n_del >= 0)
+    fprintf(out, "  inserted: %lld bodies, %.6g kg; deleted: %lld bodies, %.6g kg\n", n_ins, total(mi, n_ins), n_del,
+            total(md, n_del));
+  free(nb);
+  free(ni);
+  free(mi);
+  free(md);
+  return err;
 }
 
 static sg_err traj_info(hid_t file, const char *path, hid_t dxpl, FILE *out) {
@@ -86,6 +120,7 @@ static sg_err traj_info(hid_t file, const char *path, hid_t dxpl, FILE *out) {
   free(times);
   free(iters);
   free(cres);
+  if (!err) err = print_body_flow(file, path, dxpl, out);
   if (!err) {
     attr_ctx c = {out, path, SG_OK};
     hsize_t idx = 0;
@@ -93,6 +128,12 @@ static sg_err traj_info(hid_t file, const char *path, hid_t dxpl, FILE *out) {
       err = c.err ? c.err : sg_error_set(SG_ERR_FORMAT, "%s: cannot list the root attributes", path);
   }
   return err;
+}
+
+/* A scene or checkpoint whose bodies entered and left: how many there are, and the next id. */
+static void print_ids(FILE *out, const sg_scene *s) {
+  fprintf(out, "  ids: %d bodies, ids up to %lld, next_gid %lld\n", s->n, s->n ? (long long)s->gid[s->n - 1] : -1LL,
+          (long long)s->next_gid);
 }
 
 sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out) {
@@ -114,6 +155,7 @@ sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out) {
     if (!err) {
       if (o) fprintf(o, "%s: signorini scene (format version %lld)\n", path, version);
       if (o) print_scene(o, &s);
+      if (o && sg_h5_exists(file, "bodies/gid")) print_ids(o, &s);
       sg_scene_destroy(&s);
     }
   } else if (!err && !strcmp(kind, "signorini-checkpoint")) {
@@ -126,6 +168,7 @@ sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out) {
       if (o) fprintf(o, "%s: signorini checkpoint (format version %lld) at step %lld; restart with -restart %s\n", path,
                       version, step, path);
       if (o) print_scene(o, &s);
+      if (o) print_ids(o, &s);
       sg_scene_destroy(&s);
     }
   } else if (!err && !strcmp(kind, SG_KIND_TRAJ)) {

@@ -27,6 +27,8 @@ int sg_h5_exists(hid_t loc, const char *name);
 
 sg_err sg_h5_attr_write_int(hid_t loc, const char *name, long long value, const char *file);
 sg_err sg_h5_attr_write_str(hid_t loc, const char *name, const char *value, const char *file);
+/* An int64 attribute (stored little-endian, whatever the machine). */
+sg_err sg_h5_attr_write_i64(hid_t loc, const char *name, int64_t value, const char *file);
 /* Read an integer (scalar or one-element) or string attribute; *found = 0 when it is absent. */
 sg_err sg_h5_attr_read_int(hid_t loc, const char *name, long long *value, int *found, const char *file);
 sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, int *found,
@@ -82,6 +84,29 @@ static inline int sg_io_writes_body(int rank, const sg_scene *s, int i) {
   return s->distributed ? (!s->fixed[i] || rank == 0) : rank == 0;
 }
 
+/* Ids in files are below 2^53, so that a reader may hold them as doubles exactly. */
+#define SG_IO_MAX_ID 9007199254740992LL
+/* The smallest id given twice over all ranks (this rank gives ids gid[0..count), each >= 0), or -1
+ * in *dup: sound whatever the distribution (one all-to-all of the ids). Collective; an error
+ * (memory) is the same on every rank. */
+sg_err sg_io_first_duplicate(MPI_Comm comm, int count, const int64_t *gid, const char *file, int64_t *dup);
+/* Where the bodies a rank writes (sg_io_writes_body) go in a file's per-body datasets. */
+typedef struct {
+  int count;        /* bodies this rank writes */
+  int *index;       /* their indices in the scene, in the order held */
+  int64_t *gid;     /* their ids */
+  int64_t *row;     /* their rows */
+  long long n;      /* rows in the file: the bodies written by all ranks */
+  int64_t next_gid; /* max(s->next_gid, 1 + the largest id) over the ranks */
+  int dense;        /* the ids are exactly 0..n-1: row = id and no /bodies/gid; otherwise the
+                     * ranks' rows follow each other (MPI_Exscan of the counts) and /bodies/gid
+                     * holds the ids */
+} sg_io_rows;
+/* Collective: the plan, after checking that every id is in [0, 2^53) and held once (SG_ERR_ARG,
+ * the same on every rank). Free with sg_io_rows_free. */
+sg_err sg_io_rows_plan(MPI_Comm comm, const sg_scene *s, const char *file, sg_io_rows *r);
+void sg_io_rows_free(sg_io_rows *r);
+
 /* --- scene_io.c: the scene layout shared by the whole and the block readers ------------------ */
 /* One per-body dataset: `ncols` values per body (0: one value, a 1-D dataset). */
 typedef struct {
@@ -93,6 +118,13 @@ enum { SG_F_SHAPE, SG_F_SIZE, SG_F_MATERIAL, SG_F_FIXED, SG_F_DENSITY, SG_F_POS,
 extern const sg_body_field sg_body_fields[SG_F_COUNT];
 /* The root attributes of a scene file: kind (optional, but not another kind) and format_version. */
 sg_err sg_scene_check_header(hid_t file, const char *path);
+/* The ids of rows [first, first + count) of /bodies/gid (`shown`), read as numbers: each a whole
+ * number in [0, 2^53), else SG_ERR_FORMAT naming the row; into ids. */
+sg_err sg_scene_ids_check(const double *x, long long count, long long first, const char *file, const char *shown,
+                          int64_t *ids);
+/* The optional attribute next_gid of loc's group bodies (prefix: its name in messages); *value = -1
+ * when absent. Refused: not a single integer, or outside [0, 2^53). */
+sg_err sg_scene_next_gid_read(hid_t loc, const char *prefix, const char *file, long long *value);
 
 /* --- fsutil.c: files beside HDF5 (rank 0 acts, every rank gets the result) --------------------- */
 /* "<path><suffix>.<pid of rank 0>"; free() the result. */
@@ -114,14 +146,18 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
  * written beside them (collective; nothing when the scene has no motions). */
 sg_err sg_motions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_motions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
+/* The optional /regions group (region_io.c): read after the bodies, written beside them. */
+sg_err sg_regions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
+sg_err sg_regions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
 sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl,
                            sg_scene *s);
 
 /* --- xdmf.c ------------------------------------------------------------------------------------- */
 /* XDMF 3 description of a finished trajectory for ParaView; called by one rank. h5_name is the
- * trajectory's base name, referenced relative to the .xmf. */
-sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_bodies,
-                     const double *times, long long n_frames);
+ * trajectory's base name, referenced relative to the .xmf; n_rows the extent of the body axis of
+ * its frame datasets; frame f (at times[f]) shows the ids [0, n_ids[f]). */
+sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
+                     const long long *n_ids, long long n_frames);
 
 /* --- h5util.c: block reads ---------------------------------------------------------------------- */
 /* Collective checked read of one block of rows: the checks and messages of sg_h5_read_checked

@@ -9,6 +9,59 @@
 #include "signorini/exchange.h"
 #include "signorini/io.h"
 
+/* The ids of this rank's block of rows, when the file has /bodies/gid (*ids NULL otherwise: the ids
+ * are the rows), and the attribute next_gid (-1 when absent). Collective; checked in the order of
+ * sg_scene_group_read. */
+static sg_err read_block_ids(MPI_Comm comm, hid_t file, const char *path, long long n, int rank, int nranks,
+                             hid_t dxpl, int64_t **ids, long long *next_attr) {
+  *ids = NULL;
+  *next_attr = -1;
+  sg_err err = SG_OK;
+  if (sg_h5_exists(file, "bodies/gid")) { /* the same answer on every rank */
+    char why[320];
+    snprintf(why, sizeof why, "(N = %lld bodies from /bodies/shape)", n);
+    long long dims[1] = {n}, first = 0, count = 0;
+    double *x = NULL;
+    err = sg_h5_read_block_checked(file, "bodies/gid", "/bodies/gid", path, 0, 1, dims, why, rank, nranks, dxpl, &first,
+                                   &count, (void **)&x);
+    err = sg_error_collective(comm, err);
+    if (!err && !(*ids = malloc((size_t)(count > 0 ? count : 1) * sizeof **ids)))
+      err = sg_error_set(SG_ERR_MEM, "%s: out of memory reading dataset /bodies/gid", path);
+    if (!err) err = sg_scene_ids_check(x, count, first, path, "/bodies/gid", *ids);
+    free(x);
+    err = sg_error_collective(comm, err);
+  }
+  if (!err) err = sg_error_collective(comm, sg_scene_next_gid_read(file, "", path, next_attr));
+  if (err) {
+    free(*ids);
+    *ids = NULL;
+  }
+  return err;
+}
+
+/* Once the bodies are distributed: every id of the file held once (moving bodies on their rank,
+ * the fixed ones counted on rank 0), and next_gid above every id. Collective. */
+static sg_err finish_block_ids(MPI_Comm comm, const char *path, int with_ids, long long next_attr, sg_scene *s) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  long long top = -1;
+  for (int i = 0; i < s->n; ++i)
+    if (s->gid[i] > top) top = s->gid[i];
+  MPI_Allreduce(MPI_IN_PLACE, &top, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  s->next_gid = top + 1 > next_attr ? top + 1 : next_attr;
+  if (!with_ids) return SG_OK; /* ids are the rows: distinct */
+  int64_t *mine = malloc(((size_t)s->n + 1) * sizeof *mine), dup = -1;
+  int count = 0;
+  for (int i = 0; mine && i < s->n; ++i)
+    if (sg_io_writes_body(rank, s, i)) mine[count++] = s->gid[i];
+  sg_err err = sg_error_collective(comm, mine ? SG_OK : sg_error_set(SG_ERR_MEM, "%s: out of memory checking ids", path));
+  if (!err) err = sg_io_first_duplicate(comm, count, mine, path, &dup);
+  /* dup is the same on every rank: the message of the whole read (its smallest duplicate) */
+  if (!err && dup >= 0) err = sg_error_set(SG_ERR_FORMAT, "%s: dataset /bodies/gid: id %lld appears twice", path, (long long)dup);
+  free(mine);
+  return err;
+}
+
 sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   memset(s, 0, sizeof *s);
   int rank, nranks;
@@ -19,7 +72,8 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   sg_scene blk;
   memset(&blk, 0, sizeof blk);
   char shown[256], shape_name[256], why[320];
-  long long n = -1, first = 0, count = 0, mm[2] = {-1, -1};
+  long long n = -1, first = 0, count = 0, mm[2] = {-1, -1}, next_attr = -1;
+  int64_t *ids = NULL;
   hid_t file = H5I_INVALID_HID, dxpl = H5I_INVALID_HID;
 
   sg_err err = sg_h5_open_read(comm, path, &file);
@@ -58,6 +112,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
                            first + i, fx[i]);
     err = sg_error_collective(comm, err);
   }
+  if (!err) err = read_block_ids(comm, file, path, n, rank, nranks, dxpl, &ids, &next_attr);
 
   /* Small: every rank reads them whole. */
   if (!err) {
@@ -76,8 +131,8 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
     err = sg_error_collective(comm, err);
   }
 
-  /* The whole block (moving and fixed) in gid order, validated with its global ids so that
-   * messages name the body's index in the file. */
+  /* The whole block (moving and fixed) in file order, validated with its global ids so that
+   * messages name the body as the whole read does (its row when the file has no ids). */
   if (!err) err = sg_scene_create(&blk, (int)count, (int)mm[0]);
   for (int i = 0; i < count && !err; ++i) {
     const double *sz = col[SG_F_SIZE], *rho = col[SG_F_DENSITY], *p = col[SG_F_POS], *q = col[SG_F_QUAT],
@@ -85,7 +140,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
     const int *sh = col[SG_F_SHAPE], *mat = col[SG_F_MATERIAL], *fx = col[SG_F_FIXED];
     int k;
     err = sg_scene_add_body(&blk, sh[i], sz + 3 * i, mat[i], fx[i], rho[i], p + 3 * i, q + 4 * i, v + 6 * i, &k);
-    if (!err) blk.gid[k] = first + i;
+    if (!err) blk.gid[k] = ids ? ids[i] : first + i;
   }
   if (!err) {
     memcpy(blk.friction, friction, (size_t)(mm[0] * mm[0]) * sizeof(double));
@@ -115,9 +170,12 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   if (!err) err = sg_scene_copy_globals(s, &blk);
   if (!err) err = sg_scene_sort_local(s);
   err = sg_error_collective(comm, err);
+  if (!err) err = finish_block_ids(comm, path, ids != NULL, next_attr, s);
   if (!err) err = sg_error_collective(comm, sg_motions_read(file, "", path, dxpl, s)); /* every fixed body is here */
+  if (!err) err = sg_error_collective(comm, sg_regions_read(file, "", path, dxpl, s));
 
   for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
+  free(ids);
   free(friction);
   free(gravity);
   sg_scene_destroy(&blk);

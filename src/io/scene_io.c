@@ -1,10 +1,12 @@
 /* Scene files (format version 1, docs/FORMATS.md): the scene layout under a group, and the
  * reader and atomic writer of whole scene files. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_internal.h"
+#include "signorini/exchange.h"
 #include "signorini/io.h"
 
 const sg_body_field sg_body_fields[SG_F_COUNT] = {
@@ -13,40 +15,59 @@ const sg_body_field sg_body_fields[SG_F_COUNT] = {
     {"bodies/orientation", 0, 4}, {"bodies/velocity", 0, 6},
 };
 
+/* One per-body field: the bodies this rank writes, packed in the plan's order, at its rows. buf
+ * holds a row of every field for each of them (at most 6 values of at most 8 bytes). */
+static sg_err write_field(hid_t loc, const char *file, const sg_scene *s, const sg_io_rows *r, int f,
+                          unsigned char *buf, hid_t dxpl) {
+  const void *data[SG_F_COUNT] = {s->shape, s->size, s->material, s->fixed, s->density, s->pos, s->quat, s->vel};
+  const sg_body_field *bf = &sg_body_fields[f];
+  /* Files hold fixed-size little-endian types whatever the machine. */
+  hid_t ftype = f == SG_F_FIXED ? H5T_STD_U8LE : bf->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
+  hid_t mtype = f == SG_F_FIXED ? H5T_NATIVE_UCHAR : bf->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+  size_t row = (f == SG_F_FIXED ? 1 : bf->is_int ? sizeof(int) : sizeof(double)) * (size_t)(bf->ncols ? bf->ncols : 1);
+  for (int k = 0; k < r->count; ++k)
+    memcpy(buf + row * (size_t)k, (const unsigned char *)data[f] + row * (size_t)r->index[k], row);
+  if (f == SG_F_FIXED) /* kinematic bodies are fixed bodies with a row of /motions */
+    for (int k = 0; k < r->count; ++k) buf[k] = buf[k] != 0;
+  hsize_t dims[2] = {(hsize_t)r->n, (hsize_t)bf->ncols};
+  hid_t d;
+  sg_err err = sg_h5_dataset_create(loc, bf->name, ftype, bf->ncols ? 2 : 1, dims, NULL, NULL, file, &d);
+  if (!err) err = sg_h5_write_rows(d, mtype, -1, bf->ncols, r->count, r->row, buf, dxpl, file, bf->name);
+  sg_h5_close(&d);
+  return err;
+}
+
+/* /bodies/gid when the ids are not the rows (a file with dense ids stays as it always was), and
+ * the attribute next_gid of /bodies, always. */
+static sg_err write_ids(hid_t loc, const char *file, const sg_io_rows *r, hid_t dxpl) {
+  sg_err err = SG_OK;
+  if (!r->dense) {
+    hsize_t dims[1] = {(hsize_t)r->n};
+    hid_t d;
+    err = sg_h5_dataset_create(loc, "bodies/gid", H5T_STD_I64LE, 1, dims, NULL, NULL, file, &d);
+    if (!err) err = sg_h5_write_rows(d, H5T_NATIVE_INT64, -1, 0, r->count, r->row, r->gid, dxpl, file, "bodies/gid");
+    sg_h5_close(&d);
+  }
+  hid_t g = err ? H5I_INVALID_HID : H5Gopen2(loc, "bodies", H5P_DEFAULT);
+  if (!err && g < 0) err = sg_error_set(SG_ERR_IO, "%s: cannot open group bodies to write attribute next_gid", file);
+  if (!err) err = sg_h5_attr_write_i64(g, "next_gid", r->next_gid, file);
+  sg_h5_close(&g);
+  return err;
+}
+
 sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s,
                             hid_t dxpl) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  long long n = sg_io_n_global(comm, s);
-  /* the rows this rank writes, packed (every field has at most 6 values of at most 8 bytes) */
-  int mine = 0;
-  for (int i = 0; i < s->n; ++i) mine += sg_io_writes_body(rank, s, i);
-  int64_t *gid = sg_calloc((size_t)mine + 1, sizeof *gid, "rows to write");
-  unsigned char *buf = sg_calloc((size_t)mine + 1, 6 * sizeof(double), "rows to write");
-  sg_err err = gid && buf ? SG_OK : SG_ERR_MEM;
-  for (int i = 0, k = 0; !err && i < s->n; ++i)
-    if (sg_io_writes_body(rank, s, i)) gid[k++] = s->gid[i];
-  if (!err) err = sg_io_check_rows(comm, mine, gid, n, file);
-  const void *data[SG_F_COUNT] = {s->shape, s->size, s->material, s->fixed,
-                               s->density, s->pos, s->quat, s->vel};
-  for (int f = 0; f < SG_F_COUNT && !err; ++f) {
-    const sg_body_field *bf = &sg_body_fields[f];
-    /* Files hold fixed-size little-endian types whatever the machine. */
-    hid_t ftype = f == SG_F_FIXED ? H5T_STD_U8LE : bf->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;
-    hid_t mtype = f == SG_F_FIXED ? H5T_NATIVE_UCHAR : bf->is_int ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
-    size_t row = (f == SG_F_FIXED ? 1 : bf->is_int ? sizeof(int) : sizeof(double)) * (size_t)(bf->ncols ? bf->ncols : 1);
-    for (int i = 0, k = 0; i < s->n; ++i)
-      if (sg_io_writes_body(rank, s, i)) memcpy(buf + row * (size_t)k++, (const unsigned char *)data[f] + row * (size_t)i, row);
-    if (f == SG_F_FIXED) /* kinematic bodies are fixed bodies with a row of /motions */
-      for (int k = 0; k < mine; ++k) buf[k] = buf[k] != 0;
-    hsize_t dims[2] = {(hsize_t)n, (hsize_t)bf->ncols};
-    hid_t d;
-    err = sg_h5_dataset_create(loc, bf->name, ftype, bf->ncols ? 2 : 1, dims, NULL, NULL, file, &d);
-    if (!err) err = sg_h5_write_rows(d, mtype, -1, bf->ncols, mine, gid, buf, dxpl, file, bf->name);
-    sg_h5_close(&d);
-  }
-  free(gid);
+  sg_io_rows r;
+  sg_err err = sg_io_rows_plan(comm, s, file, &r);
+  if (err) return err; /* collective */
+  unsigned char *buf = sg_calloc((size_t)r.count + 1, 6 * sizeof(double), "rows to write");
+  err = sg_error_collective(comm, buf ? SG_OK : SG_ERR_MEM);
+  for (int f = 0; f < SG_F_COUNT && !err; ++f) err = write_field(loc, file, s, &r, f, buf, dxpl);
+  if (!err) err = write_ids(loc, file, &r, dxpl);
   free(buf);
+  sg_io_rows_free(&r);
   err = sg_error_collective(comm, err);
   hsize_t mm[2] = {(hsize_t)s->n_materials, (hsize_t)s->n_materials}, three = 3;
   hid_t d = H5I_INVALID_HID;
@@ -57,21 +78,74 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->gravity, dxpl, file, "world/gravity");
   sg_h5_close(&d);
   if (!err) err = sg_motions_write(comm, loc, file, s, dxpl);
+  if (!err) err = sg_regions_write(comm, loc, file, s, dxpl);
   return err;
 }
 
-sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl,
-                           sg_scene *s) {
-  memset(s, 0, sizeof *s);
-  void *col[SG_F_COUNT] = {0};
-  double *friction = NULL, *gravity = NULL;
-  char shown[256], shape_name[256], why[320];
-  sg_err err = SG_OK;
+sg_err sg_scene_ids_check(const double *x, long long count, long long first, const char *file, const char *shown,
+                          int64_t *ids) {
+  for (long long k = 0; k < count; ++k) {
+    if (!(x[k] >= 0 && x[k] < (double)SG_IO_MAX_ID && x[k] == floor(x[k])))
+      return sg_error_set(SG_ERR_FORMAT, "%s: dataset %s: row %lld holds %.17g, not an id (a whole number in [0, 2^53))",
+                          file, shown, first + k, x[k]);
+    ids[k] = (int64_t)x[k];
+  }
+  return SG_OK;
+}
 
-  /* /bodies/shape fixes N; every other per-body dataset must agree with it. */
+sg_err sg_scene_next_gid_read(hid_t loc, const char *prefix, const char *file, long long *value) {
+  *value = -1;
+  hid_t g = H5Gopen2(loc, "bodies", H5P_DEFAULT);
+  if (g < 0) return sg_error_set(SG_ERR_FORMAT, "%s: cannot open group %s/bodies", file, prefix);
+  int found = 0;
+  long long v = -1;
+  sg_err err = sg_h5_attr_read_int(g, "next_gid", &v, &found, file);
+  sg_h5_close(&g);
+  if (err) {
+    sg_error_append(" (on group %s/bodies)", prefix);
+    return err;
+  }
+  if (found && (v < 0 || v >= SG_IO_MAX_ID))
+    return sg_error_set(SG_ERR_FORMAT, "%s: attribute next_gid of %s/bodies is %lld, not in [0, 2^53)", file, prefix, v);
+  if (found) *value = v;
+  return SG_OK;
+}
+
+/* next_gid: above every id of the file, and at least its attribute (absent: -1). */
+static void set_next_gid(sg_scene *s, long long attr) {
+  int64_t top = -1;
+  for (int i = 0; i < s->n; ++i)
+    if (s->gid[i] > top) top = s->gid[i];
+  s->next_gid = top + 1 > attr ? top + 1 : attr;
+}
+
+static int i64_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The smallest id held twice, the message sg_scene_read_block gives for the same file. */
+static sg_err check_unique(const int64_t *ids, long long n, const char *file, const char *shown) {
+  int64_t *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+  if (!c) return sg_error_set(SG_ERR_MEM, "%s: out of memory checking dataset %s", file, shown);
+  memcpy(c, ids, (size_t)n * sizeof *c);
+  qsort(c, (size_t)n, sizeof *c, i64_cmp);
+  sg_err err = SG_OK;
+  for (long long k = 1; k < n && !err; ++k)
+    if (c[k] == c[k - 1]) err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s: id %lld appears twice", file, shown, (long long)c[k]);
+  free(c);
+  return err;
+}
+
+/* The per-body columns: /bodies/shape fixes N, every other per-body dataset must agree with it,
+ * fixed flags are 0 or 1; /bodies/gid (optional) read and checked into *ids (NULL when absent). */
+static sg_err read_bodies(hid_t loc, const char *prefix, const char *file, hid_t dxpl, void *col[SG_F_COUNT],
+                          long long *n_out, int64_t **ids) {
+  char shown[256], shape_name[256], why[320];
   long long n = -1;
+  *ids = NULL;
   snprintf(shape_name, sizeof shape_name, "%s/%s", prefix, sg_body_fields[SG_F_SHAPE].name);
-  err = sg_h5_read_checked(loc, sg_body_fields[SG_F_SHAPE].name, shape_name, file, 1, 1, &n, NULL, dxpl, &col[SG_F_SHAPE]);
+  sg_err err = sg_h5_read_checked(loc, sg_body_fields[SG_F_SHAPE].name, shape_name, file, 1, 1, &n, NULL, dxpl, &col[SG_F_SHAPE]);
   if (!err && n == 0) err = sg_error_set(SG_ERR_FORMAT, "%s: no bodies (dataset %s is empty)", file, shape_name);
   if (!err && n > INT_MAX) err = sg_error_set(SG_ERR_FORMAT, "%s: %lld bodies is more than this build handles", file, n);
   snprintf(why, sizeof why, "(N = %lld bodies from %s)", n, shape_name);
@@ -89,41 +163,85 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
         err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s: body %lld has value %d, expected 0 or 1", file,
                            shown, i, fx[i]);
   }
+  *n_out = n;
+  if (err || !sg_h5_exists(loc, "bodies/gid")) return err;
+  double *x = NULL;
+  long long dims[1] = {n};
+  snprintf(shown, sizeof shown, "%s/bodies/gid", prefix);
+  err = sg_h5_read_checked(loc, "bodies/gid", shown, file, 0, 1, dims, why, dxpl, (void **)&x);
+  if (!err && !(*ids = malloc((size_t)n * sizeof **ids)))
+    err = sg_error_set(SG_ERR_MEM, "%s: out of memory reading dataset %s", file, shown);
+  if (!err) err = sg_scene_ids_check(x, n, 0, file, shown, *ids);
+  free(x);
+  return err;
+}
 
-  long long mm[2] = {-1, -1};
-  if (!err) {
-    snprintf(shown, sizeof shown, "%s/materials/friction", prefix);
-    err = sg_h5_read_checked(loc, "materials/friction", shown, file, 0, 2, mm, "(M x M, M = number of materials)",
-                             dxpl, (void **)&friction);
-    if (!err && mm[0] != mm[1])
-      err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has shape [%lld][%lld], expected [M][M] (M = number of materials)",
-                         file, shown, mm[0], mm[1]);
-    if (!err && mm[0] == 0) err = sg_error_set(SG_ERR_FORMAT, "%s: no materials (dataset %s is empty)", file, shown);
-    if (!err && mm[0] > 65536) err = sg_error_set(SG_ERR_FORMAT, "%s: %lld materials is too many", file, mm[0]);
-  }
-  if (!err) {
-    long long three = 3;
-    snprintf(shown, sizeof shown, "%s/world/gravity", prefix);
-    err = sg_h5_read_checked(loc, "world/gravity", shown, file, 0, 1, &three, NULL, dxpl, (void **)&gravity);
-  }
+/* The friction table (M x M) and gravity. */
+static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long *m,
+                         double **friction, double **gravity) {
+  char shown[256];
+  long long mm[2] = {-1, -1}, three = 3;
+  snprintf(shown, sizeof shown, "%s/materials/friction", prefix);
+  sg_err err = sg_h5_read_checked(loc, "materials/friction", shown, file, 0, 2, mm, "(M x M, M = number of materials)",
+                                  dxpl, (void **)friction);
+  if (!err && mm[0] != mm[1])
+    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s has shape [%lld][%lld], expected [M][M] (M = number of materials)",
+                       file, shown, mm[0], mm[1]);
+  if (!err && mm[0] == 0) err = sg_error_set(SG_ERR_FORMAT, "%s: no materials (dataset %s is empty)", file, shown);
+  if (!err && mm[0] > 65536) err = sg_error_set(SG_ERR_FORMAT, "%s: %lld materials is too many", file, mm[0]);
+  *m = mm[0];
+  snprintf(shown, sizeof shown, "%s/world/gravity", prefix);
+  if (!err) err = sg_h5_read_checked(loc, "world/gravity", shown, file, 0, 1, &three, NULL, dxpl, (void **)gravity);
+  return err;
+}
 
-  if (!err) err = sg_scene_create(s, (int)n, (int)mm[0]);
+/* Bodies in file order (validation names the first bad row, as the block reader does), then held
+ * in ascending id as scene.h wants (a file with ids may hold them in any order). */
+static sg_err build_scene(sg_scene *s, long long n, long long m, void *const col[SG_F_COUNT], const int64_t *ids,
+                          const double *friction, const double *gravity, const char *file) {
+  sg_err err = sg_scene_create(s, (int)n, (int)m);
   for (int i = 0; i < n && !err; ++i) {
     const double *sz = col[SG_F_SIZE], *rho = col[SG_F_DENSITY], *p = col[SG_F_POS], *q = col[SG_F_QUAT], *v = col[SG_F_VEL];
     const int *sh = col[SG_F_SHAPE], *mat = col[SG_F_MATERIAL], *fx = col[SG_F_FIXED];
     err = sg_scene_add_body(s, sh[i], sz + 3 * i, mat[i], fx[i], rho[i], p + 3 * i, q + 4 * i, v + 6 * i, NULL);
+    if (!err && ids) s->gid[i] = ids[i];
   }
-  if (!err) {
-    memcpy(s->friction, friction, (size_t)(mm[0] * mm[0]) * sizeof(double));
-    memcpy(s->gravity, gravity, sizeof s->gravity);
-    err = sg_scene_validate(s, file);
+  if (err) return err;
+  memcpy(s->friction, friction, (size_t)(m * m) * sizeof(double));
+  memcpy(s->gravity, gravity, sizeof s->gravity);
+  return sg_scene_validate(s, file);
+}
+
+sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl,
+                           sg_scene *s) {
+  memset(s, 0, sizeof *s);
+  void *col[SG_F_COUNT] = {0};
+  double *friction = NULL, *gravity = NULL;
+  int64_t *ids = NULL;
+  long long n = 0, m = 0, next_attr = -1;
+  char shown[256];
+  snprintf(shown, sizeof shown, "%s/bodies/gid", prefix);
+
+  sg_err err = read_bodies(loc, prefix, file, dxpl, col, &n, &ids);
+  if (!err) err = sg_scene_next_gid_read(loc, prefix, file, &next_attr);
+  if (!err) err = read_world(loc, prefix, file, dxpl, &m, &friction, &gravity);
+  if (!err) err = build_scene(s, n, m, col, ids, friction, gravity, file);
+  if (!err && ids) err = check_unique(ids, n, file, shown);
+  if (!err) set_next_gid(s, next_attr);
+  if (!err && ids) { /* sg_scene_sort_local orders the bodies; this scene stays a replicated one */
+    err = sg_scene_sort_local(s);
+    s->distributed = 0;
+    s->n_owned = 0;
   }
   if (!err) err = sg_scene_update_mass(s);
+  /* the motions name bodies by id: after the sort */
   if (!err) err = sg_motions_read(loc, prefix, file, dxpl, s);
+  if (!err) err = sg_regions_read(loc, prefix, file, dxpl, s);
 
   for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
   free(friction);
   free(gravity);
+  free(ids);
   if (err) sg_scene_destroy(s);
   return err;
 }

@@ -1,6 +1,7 @@
 /* XDMF 3 companion of a trajectory so that ParaView (its XDMF Reader) shows the bodies as points:
  * a temporal collection with one Polyvertex grid per frame whose arrays are hyperslabs of the
- * trajectory's datasets. Every body is a point, planes included. */
+ * trajectory's datasets. Every id below the frame's extent is a point, planes included; ids absent
+ * from the frame are at NaN with the attribute present = 0 (ParaView: Threshold on present). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,57 +68,50 @@ static void put_slab(text *t, const char *h5, const char *dset, const char *type
   put(t, ":%s</DataItem>\n          </DataItem>\n", dset);
 }
 
-static void put_whole(text *t, const char *h5, const char *dset, const char *type, int prec, const char *dims) {
-  put(t, "          <DataItem Dimensions=\"%s\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">", dims, type, prec);
-  put_escaped(t, h5);
-  put(t, ":%s</DataItem>\n", dset);
+/* An attribute whose values are a hyperslab (start, count) of a dataset of extents `full`. */
+static void put_attr(text *t, const char *h5, const char *name, const char *kind, const char *dset, const char *type,
+                     int prec, int rank, const long long *full, const long long *start, const long long *count,
+                     const char *shown) {
+  put(t, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", name, kind);
+  put_slab(t, h5, dset, type, prec, rank, full, start, count, shown);
+  put(t, "        </Attribute>\n");
 }
 
-sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n, const double *times,
-                     long long n_frames) {
-  text t = {0};
+/* Frame f: its n ids as points; the frame datasets have N rows and T frames. Absent ids are
+ * points at NaN with present = 0. */
+static void put_frame(text *t, const char *h5, long long f, double time, long long n, long long N, long long T) {
   char n1[32], n3[48], n4[48];
   snprintf(n1, sizeof n1, "%lld", n);
   snprintf(n3, sizeof n3, "%lld 3", n);
   snprintf(n4, sizeof n4, "%lld 4", n);
+  long long full3[3] = {T, N, 3}, full4[3] = {T, N, 4}, full6[3] = {T, N, 6}, full1[2] = {T, N};
+  long long at0[3] = {f, 0, 0}, at3[3] = {f, 0, 3}, c3[3] = {1, n, 3}, c4[3] = {1, n, 4}, c1[2] = {1, n};
+  put(t, "      <Grid Name=\"frame %lld\" GridType=\"Uniform\">\n", f);
+  put(t, "        <Time Value=\"%.17g\"/>\n", time);
+  put(t, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\"/>\n", n);
+  put(t, "        <Geometry GeometryType=\"XYZ\">\n");
+  put_slab(t, h5, "/frames/position", "Float", 8, 3, full3, at0, c3, n3);
+  put(t, "        </Geometry>\n");
+  put_attr(t, h5, "velocity", "Vector", "/frames/velocity", "Float", 8, 3, full6, at0, c3, n3);
+  put_attr(t, h5, "angular_velocity", "Vector", "/frames/velocity", "Float", 8, 3, full6, at3, c3, n3);
+  put_attr(t, h5, "orientation", "Matrix", "/frames/orientation", "Float", 8, 3, full4, at0, c4, n4);
+  put_attr(t, h5, "present", "Scalar", "/frames/present", "UChar", 1, 2, full1, at0, c1, n1);
+  /* The description of the ids (/ids, row = id), the same in every frame up to its extent. */
+  long long ids1[1] = {N}, ids3[2] = {N, 3}, z[2] = {0, 0}, cn[1] = {n}, col0[2] = {n, 1}, cn3[2] = {n, 3};
+  put_attr(t, h5, "gid", "Scalar", "/ids/gid", "Int", 8, 1, ids1, z, cn, n1);
+  put_attr(t, h5, "shape", "Scalar", "/ids/shape", "Int", 4, 1, ids1, z, cn, n1);
+  put_attr(t, h5, "fixed", "Scalar", "/ids/fixed", "UChar", 1, 1, ids1, z, cn, n1);
+  put_attr(t, h5, "radius", "Scalar", "/ids/size", "Float", 8, 2, ids3, z, col0, n1);
+  put_attr(t, h5, "size", "Vector", "/ids/size", "Float", 8, 2, ids3, z, cn3, n3);
+  put(t, "      </Grid>\n");
+}
+
+sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
+                     const long long *n_ids, long long n_frames) {
+  text t = {0};
   put(&t, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
   put(&t, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-  long long T = n_frames;
-  for (long long f = 0; f < n_frames; ++f) {
-    long long full3[3] = {T, n, 3}, full4[3] = {T, n, 4}, full6[3] = {T, n, 6};
-    long long at0[3] = {f, 0, 0}, at3[3] = {f, 0, 3};
-    long long c3[3] = {1, n, 3}, c4[3] = {1, n, 4};
-    put(&t, "      <Grid Name=\"frame %lld\" GridType=\"Uniform\">\n", f);
-    put(&t, "        <Time Value=\"%.17g\"/>\n", times[f]);
-    put(&t, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\"/>\n", n);
-    put(&t, "        <Geometry GeometryType=\"XYZ\">\n");
-    put_slab(&t, h5_name, "/frames/position", "Float", 8, 3, full3, at0, c3, n3);
-    put(&t, "        </Geometry>\n");
-    put(&t, "        <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n");
-    put_slab(&t, h5_name, "/frames/velocity", "Float", 8, 3, full6, at0, c3, n3);
-    put(&t, "        </Attribute>\n");
-    put(&t, "        <Attribute Name=\"angular_velocity\" AttributeType=\"Vector\" Center=\"Node\">\n");
-    put_slab(&t, h5_name, "/frames/velocity", "Float", 8, 3, full6, at3, c3, n3);
-    put(&t, "        </Attribute>\n");
-    put(&t, "        <Attribute Name=\"orientation\" AttributeType=\"Matrix\" Center=\"Node\">\n");
-    put_slab(&t, h5_name, "/frames/orientation", "Float", 8, 3, full4, at0, c4, n4);
-    put(&t, "        </Attribute>\n");
-    /* Static description, the same in every frame. */
-    long long fsize[2] = {n, 3}, z2[2] = {0, 0}, col0[2] = {n, 1};
-    put(&t, "        <Attribute Name=\"shape\" AttributeType=\"Scalar\" Center=\"Node\">\n");
-    put_whole(&t, h5_name, "/scene/bodies/shape", "Int", 4, n1);
-    put(&t, "        </Attribute>\n");
-    put(&t, "        <Attribute Name=\"fixed\" AttributeType=\"Scalar\" Center=\"Node\">\n");
-    put_whole(&t, h5_name, "/scene/bodies/fixed", "UChar", 1, n1);
-    put(&t, "        </Attribute>\n");
-    put(&t, "        <Attribute Name=\"radius\" AttributeType=\"Scalar\" Center=\"Node\">\n");
-    put_slab(&t, h5_name, "/scene/bodies/size", "Float", 8, 2, fsize, z2, col0, n1);
-    put(&t, "        </Attribute>\n");
-    put(&t, "        <Attribute Name=\"size\" AttributeType=\"Vector\" Center=\"Node\">\n");
-    put_whole(&t, h5_name, "/scene/bodies/size", "Float", 8, n3);
-    put(&t, "        </Attribute>\n");
-    put(&t, "      </Grid>\n");
-  }
+  for (long long f = 0; f < n_frames; ++f) put_frame(&t, h5_name, f, times[f], n_ids[f], n_rows, n_frames);
   put(&t, "    </Grid>\n  </Domain>\n</Xdmf>\n");
   sg_err err = t.failed ? sg_error_set(SG_ERR_MEM, "out of memory writing %s", xmf_path)
                         : sg_fs_write_atomic_local(xmf_path, t.s, t.len);

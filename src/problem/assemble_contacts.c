@@ -38,16 +38,29 @@ double sg_contact_error(double gap, double dt, double erp) {
   return gap >= 0 ? gap / dt : erp * gap / dt;
 }
 
-sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt) {
-  double least[2] = {INFINITY, INFINITY}; /* mass, size */
+void sg_rigid_scales(MPI_Comm comm, const sg_scene *s, double *least_mass, double *least_size) {
+  double least[2]; /* mass, size: of the bodies held and of those the inflows will insert */
+  sg_regions_least_body(s, &least[0], &least[1]);
   for (int i = 0; i < s->n; ++i) {
     if (s->fixed[i]) continue;
     least[0] = fmin(least[0], s->mass[i]);
     least[1] = fmin(least[1], sg_body_min_size(s, i));
   }
   if (s->distributed) MPI_Allreduce(MPI_IN_PLACE, least, 2, MPI_DOUBLE, MPI_MIN, comm); /* min is exact */
-  sg_units u = {isfinite(least[0]) && least[0] > 0 ? least[0] : 1.0, isfinite(least[1]) && least[1] > 0 ? least[1] : 1.0, dt};
+  *least_mass = least[0];
+  *least_size = least[1];
+}
+
+sg_units sg_units_from_scales(double least_mass, double least_size, double dt) {
+  sg_units u = {isfinite(least_mass) && least_mass > 0 ? least_mass : 1.0,
+                isfinite(least_size) && least_size > 0 ? least_size : 1.0, dt};
   return u;
+}
+
+sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt) {
+  double m, l;
+  sg_rigid_scales(comm, s, &m, &l);
+  return sg_units_from_scales(m, l, dt);
 }
 
 void sg_rigid_velocity_to_units(const sg_units *u, const double *v_si, double *v) {

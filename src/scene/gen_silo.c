@@ -3,7 +3,10 @@
  * -drop below the floor gathers what left. The floor's top is z = 0, so the discharged mass at a
  * frame is that of the spheres below z = 0. Built from boxes and a plane only (the cylindrical silo
  * needs a cylinder shape). With -gate_open T a gate (a kinematic box filling the orifice) holds the
- * charge until t = T, then slides away along +x at -gate_speed until the orifice is clear. */
+ * charge until t = T, then slides away along +x at -gate_speed until the orifice is clear. With
+ * -outflow_depth d the spheres are deleted once their centre is d below the floor (an outflow
+ * half-space); with -inflow_rate R spheres of the same size enter a box at the top of the bin at R
+ * per second (an inflow region), above the lattice. */
 #include <math.h>
 #include <stdint.h>
 #include "signorini/generate.h"
@@ -11,12 +14,12 @@
 
 typedef struct {
   long n, seed;
-  double r, density, width, orifice, drop, spacing, gate_open, gate_speed;
+  double r, density, width, orifice, drop, spacing, gate_open, gate_speed, outflow_depth, inflow_rate;
 } silo_options;
 
 static sg_err read_silo_options(sg_scene *s, silo_options *o) {
   double mu;
-  SG_CHECK(sg_opt_int("-n", 5000, 1, 100000000, "number of spheres", &o->n));
+  SG_CHECK(sg_opt_int("-n", 5000, 0, 100000000, "number of spheres (0: none, with -inflow_rate)", &o->n));
   SG_CHECK(sg_opt_real("-radius", 0.001, 1e-6, 1e6, "sphere radius (m)", &o->r));
   SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
   SG_CHECK(sg_opt_real("-mu", 0.5, 0.0, 100.0, "friction coefficient", &mu));
@@ -27,11 +30,16 @@ static sg_err read_silo_options(sg_scene *s, silo_options *o) {
   SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
   SG_CHECK(sg_opt_real("-gate_open", 0.0, 0.0, 1e9, "a gate closes the orifice until this time (s; 0: no gate)", &o->gate_open));
   SG_CHECK(sg_opt_real("-gate_speed", 0.0, 0.0, 1e9, "speed of the opening gate (m/s; 0: 50 radii per second)", &o->gate_speed));
+  SG_CHECK(sg_opt_real("-outflow_depth", 0.0, 0.0, 1e9, "delete spheres whose centre is this far below the floor (m; 0: none)", &o->outflow_depth));
+  SG_CHECK(sg_opt_real("-inflow_rate", 0.0, 0.0, 1e9, "spheres per second entering at the top of the bin (0: none)", &o->inflow_rate));
   if (o->gate_speed <= 0) o->gate_speed = 50 * o->r;
+  if (o->n == 0 && o->inflow_rate <= 0) return sg_error_set(SG_ERR_ARG, "-n 0 needs an -inflow_rate");
   s->friction[0] = mu;
   if (o->width <= 0) o->width = 32 * o->r;
   if (o->orifice <= 0) o->orifice = 12 * o->r;
   if (o->drop <= 0) o->drop = 100 * o->r;
+  if (o->outflow_depth > 0 && o->outflow_depth >= o->drop)
+    return sg_error_set(SG_ERR_ARG, "-outflow_depth %g must be above the catch plane (-drop %g)", o->outflow_depth, o->drop);
   if (o->orifice >= o->width) return sg_error_set(SG_ERR_ARG, "-orifice %g must be narrower than -width %g", o->orifice, o->width);
   if (o->width < o->spacing * o->r) return sg_error_set(SG_ERR_ARG, "-width %g holds no lattice site", o->width);
   return SG_OK;
@@ -68,14 +76,33 @@ static sg_err add_gate(sg_scene *s, const silo_options *o) {
   return sg_scene_add_motion(s, gate, SG_MOTION_TRANSLATE, v, NULL, o->gate_open, o->gate_open + (o->orifice + t) / o->gate_speed);
 }
 
+/* The regions: an outflow half-space below the floor, an inflow box of `depth` at the top of the
+ * bin, whose walls end at z = top. */
+static sg_err add_regions(sg_scene *s, const silo_options *o, double top, double depth) {
+  if (o->outflow_depth > 0) {
+    sg_region out = {.kind = SG_REGION_OUTFLOW, .zone = SG_ZONE_HALFSPACE, .point = {0, 0, -o->outflow_depth}, .normal = {0, 0, -1}};
+    SG_CHECK(sg_scene_add_region(s, &out, "generate silo"));
+  }
+  if (o->inflow_rate > 0) {
+    const double a = 0.5 * o->width;
+    sg_region in = {.kind = SG_REGION_INFLOW, .zone = SG_ZONE_BOX, .lo = {-a, -a, top - depth}, .hi = {a, a, top},
+                    .rate = o->inflow_rate, .rate_unit = SG_RATE_BODIES, .radius_min = o->r, .radius_max = o->r,
+                    .density = o->density, .t_end = INFINITY, .seed = (uint64_t)o->seed};
+    SG_CHECK(sg_scene_add_region(s, &in, "generate silo"));
+  }
+  return sg_scene_check_regions(s, "generate silo");
+}
+
 sg_err sg_generate_silo(sg_scene *s) {
   silo_options o;
   SG_CHECK(read_silo_options(s, &o));
-  const double h = o.spacing * o.r;
+  const double h = o.spacing * o.r, inflow_depth = o.inflow_rate > 0 ? 4 * h : 0;
   const long nx = (long)floor(o.width / h), layers = (o.n + nx * nx - 1) / (nx * nx);
+  const double top = (layers + 2) * h + inflow_depth;
   SG_CHECK(sg_scene_reserve(s, (int)o.n + 10));
-  SG_CHECK(add_bin(s, &o, (layers + 2) * h));
+  SG_CHECK(add_bin(s, &o, top));
   if (o.gate_open > 0) SG_CHECK(add_gate(s, &o));
+  SG_CHECK(add_regions(s, &o, top, inflow_depth));
   uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o.seed;
   const double size[3] = {o.r, 0, 0}, half = 0.5 * nx * h;
   for (long k = 0; k < o.n; ++k) {
@@ -84,5 +111,6 @@ sg_err sg_generate_silo(sg_scene *s) {
                    -half + (iy + 0.5) * h + 0.2 * (h - 2 * o.r) * sg_lattice_jitter(&state), o.r + 0.5 * (h - 2 * o.r) + iz * h};
     SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o.density, p, NULL, NULL, NULL));
   }
+  s->next_gid = s->n;
   return SG_OK;
 }

@@ -40,6 +40,7 @@ void sg_scene_destroy(sg_scene *s) {
   free(s->density); free(s->mass); free(s->inertia); free(s->pos); free(s->quat); free(s->vel);
   free(s->friction);
   free(s->motions);
+  free(s->regions);
   memset(s, 0, sizeof *s);
 }
 
@@ -91,6 +92,13 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   free(dst->motions);
   dst->motions = m;
   dst->n_motions = src->n_motions;
+  sg_region *r = sg_calloc((size_t)src->n_regions + 1, sizeof *r, "regions");
+  if (!r) return SG_ERR_MEM;
+  if (src->n_regions) memcpy(r, src->regions, (size_t)src->n_regions * sizeof *r);
+  free(dst->regions);
+  dst->regions = r;
+  dst->n_regions = src->n_regions;
+  dst->next_gid = src->next_gid;
   return SG_OK;
 }
 
@@ -104,53 +112,72 @@ int sg_scene_find_gid(const sg_scene *s, int n, int64_t gid) {
   return -1;
 }
 
-sg_err sg_scene_update_mass(sg_scene *s) {
-  for (int i = 0; i < s->n; ++i) {
-    double *I = s->inertia + 3 * i;
-    const double *d = s->size + 3 * i;
-    if (s->fixed[i]) {
-      s->mass[i] = 0;
-      I[0] = I[1] = I[2] = 0;
-      continue;
-    }
-    double rho = s->density[i], m;
-    switch (s->shape[i]) {
-      case SG_SHAPE_SPHERE: {
-        double r = d[0];
-        m = rho * 4.0 / 3.0 * M_PI * r * r * r;
-        I[0] = I[1] = I[2] = 0.4 * m * r * r;
-        break;
-      }
-      case SG_SHAPE_BOX: {
-        double a = 2 * d[0], b = 2 * d[1], c = 2 * d[2];
-        m = rho * a * b * c;
-        I[0] = m * (b * b + c * c) / 12.0;
-        I[1] = m * (a * a + c * c) / 12.0;
-        I[2] = m * (a * a + b * b) / 12.0;
-        break;
-      }
-      case SG_SHAPE_CAPSULE: {
-        /* cylinder of length 2h plus two hemispheres (a sphere), axis along local z */
-        double r = d[0], h = d[1], L = 2 * h;
-        double mc = rho * M_PI * r * r * L, ms = rho * 4.0 / 3.0 * M_PI * r * r * r;
-        m = mc + ms;
-        double Iz = mc * r * r / 2 + 0.4 * ms * r * r;
-        /* hemisphere centroid at 3r/8 from its flat face; parallel-axis to the capsule centre */
-        double Ixc = mc * (3 * r * r + L * L) / 12.0;
-        double Ixs = 2 * (ms / 2) * (0.4 * r * r - (3 * r / 8) * (3 * r / 8)) +
-                     ms * (h + 3 * r / 8) * (h + 3 * r / 8);
-        I[0] = I[1] = Ixc + Ixs;
-        I[2] = Iz;
-        break;
-      }
-      default:
-        return sg_error_set(SG_ERR_FORMAT, "body %lld: shape %s cannot move (it must be fixed)",
-                            (long long)s->gid[i], sg_shape_name(s->shape[i]));
-    }
-    s->mass[i] = m;
+sg_err sg_body_update_mass(sg_scene *s, int i) {
+  double *I = s->inertia + 3 * i;
+  const double *d = s->size + 3 * i;
+  if (s->fixed[i]) {
+    s->mass[i] = 0;
+    I[0] = I[1] = I[2] = 0;
+    return SG_OK;
   }
+  double rho = s->density[i], m;
+  switch (s->shape[i]) {
+    case SG_SHAPE_SPHERE: {
+      double r = d[0];
+      m = rho * 4.0 / 3.0 * M_PI * r * r * r;
+      I[0] = I[1] = I[2] = 0.4 * m * r * r;
+      break;
+    }
+    case SG_SHAPE_BOX: {
+      double a = 2 * d[0], b = 2 * d[1], c = 2 * d[2];
+      m = rho * a * b * c;
+      I[0] = m * (b * b + c * c) / 12.0;
+      I[1] = m * (a * a + c * c) / 12.0;
+      I[2] = m * (a * a + b * b) / 12.0;
+      break;
+    }
+    case SG_SHAPE_CAPSULE: {
+      /* cylinder of length 2h plus two hemispheres (a sphere), axis along local z */
+      double r = d[0], h = d[1], L = 2 * h;
+      double mc = rho * M_PI * r * r * L, ms = rho * 4.0 / 3.0 * M_PI * r * r * r;
+      m = mc + ms;
+      double Iz = mc * r * r / 2 + 0.4 * ms * r * r;
+      /* hemisphere centroid at 3r/8 from its flat face; parallel-axis to the capsule centre */
+      double Ixc = mc * (3 * r * r + L * L) / 12.0;
+      double Ixs = 2 * (ms / 2) * (0.4 * r * r - (3 * r / 8) * (3 * r / 8)) + ms * (h + 3 * r / 8) * (h + 3 * r / 8);
+      I[0] = I[1] = Ixc + Ixs;
+      I[2] = Iz;
+      break;
+    }
+    default:
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: shape %s cannot move (it must be fixed)", (long long)s->gid[i],
+                          sg_shape_name(s->shape[i]));
+  }
+  s->mass[i] = m;
   return SG_OK;
 }
+
+sg_err sg_scene_update_mass(sg_scene *s) {
+  for (int i = 0; i < s->n; ++i) SG_CHECK(sg_body_update_mass(s, i));
+  return SG_OK;
+}
+
+#define KEEP(field, per) memmove(s->field + (size_t)(per) * k, s->field + (size_t)(per) * i, (size_t)(per) * sizeof *s->field)
+void sg_scene_remove_bodies(sg_scene *s, const unsigned char *drop) {
+  int k = 0;
+  for (int i = 0; i < s->n; ++i) {
+    if (drop[i]) continue;
+    if (k != i) {
+      KEEP(gid, 1); KEEP(shape, 1); KEEP(size, 3); KEEP(material, 1); KEEP(fixed, 1); KEEP(density, 1);
+      KEEP(mass, 1); KEEP(inertia, 3); KEEP(pos, 3); KEEP(quat, 4); KEEP(vel, 6);
+    }
+    ++k;
+  }
+  s->n = k;
+  if (s->distributed) s->n_owned = 0;
+  for (int i = 0; s->distributed && i < s->n; ++i) s->n_owned += !s->fixed[i];
+}
+#undef KEEP
 
 static int finite_all(const double *x, int n) {
   for (int k = 0; k < n; ++k)

@@ -19,7 +19,7 @@ static void release_free_memory(void) {
 #endif
 }
 
-static void count_moving(sg_stepper *st) {
+void sg_stepper_count_moving(sg_stepper *st) {
   long long n = 0;
   for (int i = 0; i < st->s->n; ++i) n += !st->s->fixed[i];
   MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_LONG_LONG, MPI_SUM, st->comm);
@@ -33,7 +33,7 @@ sg_err sg_stepper_partition_initial(sg_stepper *st) {
   sg_scene *s = st->s;
   SG_CHECK(sg_error_collective(comm, sg_scene_keep_block(comm, s)));
   SG_CHECK(sg_error_collective(comm, sg_scene_create(&st->ghosts, 16, s->n_materials)));
-  count_moving(st);
+  sg_stepper_count_moving(st);
   if (st->size == 1) return SG_OK;
   int *owner = sg_calloc((size_t)s->n + 1, sizeof *owner, "owners");
   sg_err err = sg_error_collective(comm, owner ? SG_OK : SG_ERR_MEM);
@@ -98,6 +98,13 @@ static sg_err move_warm_entries(sg_stepper *st, const int *off, const int *dest,
   return sg_error_collective(comm, err);
 }
 
+/* Is global id g a fixed body? Every rank holds every fixed body; bodies inserted or deleted since
+ * the contacts were found have moved the indices, so look the id up. */
+static int is_fixed_gid(const sg_scene *s, int64_t g) {
+  int i = sg_scene_find_gid(s, s->n, g);
+  return i >= 0 && s->fixed[i];
+}
+
 /* Last step's kept contacts as gid pairs (-1 for a fixed body), for the partition's graph. */
 static int64_t *contact_pairs(const sg_stepper *st, int *nc) {
   const sg_scene *s = st->s;
@@ -107,9 +114,9 @@ static int64_t *contact_pairs(const sg_stepper *st, int *nc) {
   *nc = n;
   for (int k = 0, m = 0; pairs && k < st->contacts.n; ++k) {
     if (!st->kept[k]) continue;
-    const sg_contact *c = &st->contacts.c[k]; /* indices below n_local are held bodies, above ghosts */
-    pairs[2 * m] = c->a < st->n_local && s->fixed[c->a] ? -1 : c->gid_a;
-    pairs[2 * m + 1] = c->b < st->n_local && s->fixed[c->b] ? -1 : c->gid_b;
+    const sg_contact *c = &st->contacts.c[k];
+    pairs[2 * m] = is_fixed_gid(s, c->gid_a) ? -1 : c->gid_a;
+    pairs[2 * m + 1] = is_fixed_gid(s, c->gid_b) ? -1 : c->gid_b;
     m++;
   }
   return pairs;

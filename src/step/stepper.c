@@ -10,12 +10,13 @@
 #include "signorini/timing.h"
 #include "step/stepper_internal.h"
 
+void sg_step_params_scales(MPI_Comm comm, const sg_scene *s, sg_step_params *p) {
+  sg_rigid_scales(comm, s, &p->least_mass, &p->least_size);
+}
+
 sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_params *p) {
-  double hmin = INFINITY;
-  for (int i = 0; i < s->n; ++i)
-    if (!s->fixed[i]) hmin = fmin(hmin, sg_body_min_size(s, i));
-  if (s->distributed) MPI_Allreduce(MPI_IN_PLACE, &hmin, 1, MPI_DOUBLE, MPI_MIN, comm); /* the same margin everywhere */
-  if (!isfinite(hmin)) hmin = 0.01;
+  if (p->least_size == 0) sg_step_params_scales(comm, s, p);
+  double hmin = isfinite(p->least_size) ? p->least_size : 0.01;
   SG_CHECK(sg_opt_real("-dt", 1.0 / 240.0, 1e-12, 1e3, "time step (s)", &p->dt));
   SG_CHECK(sg_opt_real("-theta", 0.0, 0.0, 0.999, "theta of paper 002 eq. (2): vhat = theta v_k + (1-theta) v_k+1 (0: implicit, inelastic impacts; 0.5: midpoint)", &p->theta));
   SG_CHECK(sg_opt_real("-contact_margin", 0.2 * hmin, 0.0, 1e6, "contacts with a gap below this enter the problem (m; default 0.2 x smallest body size)", &p->margin));
@@ -26,6 +27,15 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
   SG_CHECK(sg_opt_int("-contact_recheck", 8, 0, 100, "solves added per step for the contacts the solved motion meets and the motion at the start of the step did not (a body stopped within the step by a third one)", &recheck));
   p->recheck = (int)recheck;
   return SG_OK;
+}
+
+/* Ids never reused: the next one above every id held on any rank, whatever the scene said. */
+static void agree_next_gid(MPI_Comm comm, sg_scene *s) {
+  long long next = s->next_gid;
+  for (int i = 0; i < s->n; ++i)
+    if (s->gid[i] >= next) next = s->gid[i] + 1;
+  MPI_Allreduce(MPI_IN_PLACE, &next, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  s->next_gid = next;
 }
 
 sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *params, sg_solver *solver,
@@ -40,7 +50,9 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   MPI_Comm_size(comm, &st->size);
   *out = st;
   SG_CHECK(sg_stepper_partition_initial(st));
-  st->units = sg_rigid_units(comm, s, params->dt);
+  agree_next_gid(comm, s);
+  st->units = params->least_size != 0 ? sg_units_from_scales(params->least_mass, params->least_size, params->dt)
+                                      : sg_rigid_units(comm, s, params->dt);
   return sg_error_collective(comm, sg_hooks_from_model(s, &st->hooks));
 }
 
@@ -64,11 +76,34 @@ void sg_stepper_destroy(sg_stepper **pst) {
   free(st->sub_of_body); free(st->sub_owner); free(st->v); free(st->lambda);
   free(st->warm); free(st->warm_kept); free(st->written);
   free(st->ws_owner); free(st->kept); free(st->metric_v); free(st->metric_terms);
+  free(st->inserted.ev); free(st->deleted.ev);
   free(st);
   *pst = NULL;
 }
 
 int sg_stepper_repartitions(const sg_stepper *st) { return st->repartitions; }
+
+void sg_stepper_events(const sg_stepper *st, const sg_body_events **inserted, const sg_body_events **deleted) {
+  *inserted = &st->inserted;
+  *deleted = &st->deleted;
+}
+
+sg_err sg_stepper_hook_state(const sg_stepper *st, int64_t **words, int *n, char *names, size_t len) {
+  sg_hooks_save(&st->hooks, NULL, n);
+  *words = sg_calloc((size_t)*n + 1, sizeof **words, "hook state");
+  if (!*words) return SG_ERR_MEM;
+  sg_hooks_save(&st->hooks, *words, n);
+  sg_hooks_names(&st->hooks, names, len);
+  return SG_OK;
+}
+
+sg_err sg_stepper_set_hook_state(sg_stepper *st, const int64_t *words, int n, const char *names) {
+  char mine[512];
+  sg_hooks_names(&st->hooks, mine, sizeof mine);
+  if (strcmp(mine, names) != 0)
+    return sg_error_set(SG_ERR_ARG, "the checkpoint was written with the hooks '%s', this run has '%s'", names, mine);
+  return sg_hooks_load(&st->hooks, words, n);
+}
 const sg_problem *sg_stepper_problem(const sg_stepper *st) { return &st->prob; }
 const double *sg_stepper_lambda(const sg_stepper *st) { return st->lambda; }
 const sg_contacts *sg_stepper_contacts(const sg_stepper *st) { return &st->contacts; }
@@ -102,13 +137,34 @@ static sg_err solve_and_integrate(sg_stepper *st, const sg_hook_context *ctx, sg
   return SG_OK;
 }
 
+/* Hooks of a stage that may insert or delete bodies, then the global count of moving bodies. */
+static sg_err run_flow_hooks(sg_stepper *st, sg_hook_stage stage, sg_hook_context *ctx) {
+  if (!sg_hooks_act_at(&st->hooks, stage)) return SG_OK;
+  ctx->n_held = st->s->n;
+  SG_CHECK(sg_hooks_run(&st->hooks, stage, ctx));
+  sg_stepper_count_moving(st);
+  return SG_OK;
+}
+
+static void flow_stats(const sg_stepper *st, const sg_flow_tally *tally, sg_step_stats *stats) {
+  stats->n_bodies = st->n_moving_global;
+  stats->inserted = tally->inserted;
+  stats->deleted = tally->deleted;
+  stats->inflow_waiting = tally->waiting;
+  stats->mass_inserted = tally->mass_inserted;
+  stats->mass_deleted = tally->mass_deleted;
+}
+
 sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   sg_scene *s = st->s;
   double wall0 = MPI_Wtime();
   memset(stats, 0, sizeof *stats);
+  st->inserted.n = st->deleted.n = 0;
+  sg_flow_tally tally = {0};
   /* times from the step count: no accumulated round-off in the clock */
-  sg_hook_context ctx = {st->comm, s, s->n, (double)s->step * st->prm.dt, (double)(s->step + 1) * st->prm.dt};
-  SG_CHECK(sg_hooks_run(&st->hooks, SG_HOOK_BEFORE_EXCHANGE, &ctx));
+  sg_hook_context ctx = {st->comm, s, s->n, (double)s->step * st->prm.dt, (double)(s->step + 1) * st->prm.dt,
+                         &st->inserted, &st->deleted, &tally};
+  SG_CHECK(run_flow_hooks(st, SG_HOOK_BEFORE_EXCHANGE, &ctx));
   SG_CHECK(sg_stepper_maybe_repartition(st));
   st->n_local = ctx.n_held = s->n;
   sg_err err = sg_stepper_ghosts_in(st);
@@ -122,7 +178,8 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   if (err) return err;
   s->step++;
   s->time = ctx.t1;
-  SG_CHECK(sg_hooks_run(&st->hooks, SG_HOOK_END_OF_STEP, &ctx));
+  SG_CHECK(run_flow_hooks(st, SG_HOOK_END_OF_STEP, &ctx));
+  flow_stats(st, &tally, stats);
   stats->time = s->time;
   stats->wall_seconds = MPI_Wtime() - wall0;
   return SG_OK;

@@ -29,6 +29,7 @@ struct sg_stepper {
   sg_solver *solver;
   sg_units units;       /* of the assembled problem: the solver works on dimensionless numbers */
   sg_hook_list hooks;
+  sg_body_events inserted, deleted; /* by the hooks, in the last step, of bodies held here */
   /* collision and the problem */
   sg_broadphase bp;
   sg_contacts contacts;
@@ -74,6 +75,8 @@ static inline int sg_stepper_owns(const sg_stepper *st, int i) { return i < st->
 
 /* exchange.c */
 sg_err sg_stepper_partition_initial(sg_stepper *st);
+/* The number of moving bodies over all ranks, after hooks inserted or deleted some. Collective. */
+void sg_stepper_count_moving(sg_stepper *st);
 /* A repartition when its trigger fires (every rank takes the same decision). */
 sg_err sg_stepper_maybe_repartition(sg_stepper *st);
 /* Ghosts appended to the scene, and every body's owner rank in st->ws_owner. */

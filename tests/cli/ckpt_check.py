@@ -65,7 +65,7 @@ def ckpt(path, scene, every):
     with h5py.File(path, "r") as f, h5py.File(scene, "r") as s:
         a = f.attrs
         check(attr_str(a.get("kind", "")) == "signorini-checkpoint", f"{path}: kind = signorini-checkpoint")
-        check(int(a.get("format_version", -1)) == 1, f"{path}: format_version == 1")
+        check(int(a.get("format_version", -1)) == 2, f"{path}: format_version == 2")
         step, time, dt = int(a["step"]), float(a["time"]), float(a["dt"])
         check(step > 0 and step % every == 0, f"{path}: step {step} is a positive multiple of {every}")
         check(time == step * dt, f"{path}: time {time!r} == step x dt ({step} x {dt!r})")
@@ -84,6 +84,16 @@ def ckpt(path, scene, every):
         print(f"step {step}")
 
 
+def frame_rows(f, name, sel, width):
+    """/frames/<name> at the frames sel, the body axis cut or padded with absent (NaN) rows to width:
+    two runs of one scene that end at other times may have used other id extents."""
+    x = f["frames/" + name][:][sel]
+    if x.shape[1] >= width:
+        return x[:, :width]
+    pad = np.full((x.shape[0], width - x.shape[1]) + x.shape[2:], np.nan if x.dtype.kind == "f" else 0, x.dtype)
+    return np.concatenate([x, pad], axis=1)
+
+
 def frames_equal(pa, pb, min_common):
     with h5py.File(pa, "r") as a, h5py.File(pb, "r") as b:
         ta, tb = a["frames/time"][:], b["frames/time"][:]
@@ -91,11 +101,14 @@ def frames_equal(pa, pb, min_common):
         check(len(common) >= int(min_common) and tb[-1] in common,
               f"{pa} and {pb} share {len(common)} frame times (>= {min_common}, the last of {pb} among them)")
         ia, ib = np.isin(ta, common), np.isin(tb, common)
-        for name in ("position", "orientation", "velocity"):
-            x, y = a["frames/" + name][:][ia], b["frames/" + name][:][ib]
-            diff = np.max(np.abs(x - y)) if x.shape == y.shape and x.size else float("nan")
-            check(x.shape == y.shape and np.array_equal(x, y),
-                  f"/frames/{name} bit for bit equal at the {len(common)} common times (max diff {diff:g})")
+        width = max(a["frames/position"].shape[1], b["frames/position"].shape[1])
+        names = ("position", "orientation", "velocity") + (("present",) if "frames/present" in a and
+                                                           "frames/present" in b else ())
+        for name in names:
+            x, y = frame_rows(a, name, ia, width), frame_rows(b, name, ib, width)
+            same = x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind == "f")
+            diff = np.nanmax(np.abs(x - y), initial=0.0) if x.shape == y.shape and x.dtype.kind == "f" else float("nan")
+            check(same, f"/frames/{name} bit for bit equal at the {len(common)} common times (max diff {diff:g})")
 
 
 def stats_continue(pa, pb):
@@ -119,22 +132,38 @@ def frame_at(f, time):
     return int(i[0]) if len(i) else None
 
 
+def same_bodies(c, t, i, pc, pt):
+    """The checkpoint's bodies are exactly those present in frame i: their ids (/bodies/gid, else the
+    rows), for reading the frame's rows."""
+    ids = c["bodies/gid"][:] if "bodies/gid" in c else np.arange(c["bodies/shape"].shape[0])
+    if "frames/present" in t:
+        n_ids = int(t["frames/n_ids"][i])
+        present = np.nonzero(t["frames/present"][i][:n_ids])[0]
+    else:
+        present = np.arange(t["frames/position"].shape[1])
+    check(np.array_equal(np.sort(ids), present), f"{pc} holds the {len(present)} bodies of frame {i} of {pt} "
+          f"(found {len(ids)})")
+    return ids if ids.size == 0 or ids.max() < t["frames/position"].shape[1] else present
+
+
 def matches_frame(pc, pt):
     with h5py.File(pc, "r") as c, h5py.File(pt, "r") as t:
         time = float(c.attrs["time"])
         i = frame_at(t, time)
         if not check(i is not None, f"{pt} has a frame at the checkpoint's time {time!r}"):
             return
+        ids = same_bodies(c, t, i, pc, pt)
         for name in ("position", "orientation", "velocity"):
-            check(np.array_equal(c["bodies/" + name][:], t["frames/" + name][i]),
+            check(np.array_equal(c["bodies/" + name][:], t["frames/" + name][i][ids]),
                   f"{pc}:/bodies/{name} is bit for bit frame {i} of {pt}")
 
 
 def first_frame(pt, pc):
     with h5py.File(pc, "r") as c, h5py.File(pt, "r") as t:
         check(t["frames/time"][0] == c.attrs["time"], f"{pt}: first frame at the checkpoint's time")
+        ids = same_bodies(c, t, 0, pc, pt)
         for name in ("position", "orientation", "velocity"):
-            check(np.array_equal(c["bodies/" + name][:], t["frames/" + name][0]),
+            check(np.array_equal(c["bodies/" + name][:], t["frames/" + name][0][ids]),
                   f"{pt}: first frame's {name} is the checkpoint's")
 
 

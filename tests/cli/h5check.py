@@ -38,6 +38,7 @@ def check_traj(traj, scene, t_final, steps_printed):
         n = s["bodies/shape"].shape[0]
         scene_pos = s["bodies/position"][:]
         scene_shape = s["bodies/shape"][:]
+        scene_ids = s["bodies/gid"][:] if "bodies/gid" in s else np.arange(n)
     with h5py.File(traj, "r") as f:
         a = f.attrs
         check(attr_str(a.get("kind", "")) == "signorini-trajectory", f"{traj}: kind = signorini-trajectory")
@@ -46,13 +47,17 @@ def check_traj(traj, scene, t_final, steps_printed):
         check("format_version" in a and int(a["format_version"]) == 1, f"{traj}: format_version == 1")
         pos = f["frames/position"]
         T = pos.shape[0]
-        check(len(pos.shape) == 3 and pos.shape[1:] == (n, 3),
-              f"{traj}: /frames/position has shape [T][{n}][3] (found {list(pos.shape)})")
+        # the body axis is the largest id extent of the frames (the scene's N while no body enters)
+        top = int(scene_ids.max()) + 1 if n else 0
+        rows = int(f["frames/n_ids"][:].max()) if "frames/n_ids" in f and T else n
+        check(len(pos.shape) == 3 and pos.shape[1:] == (rows, 3) and rows >= top,
+              f"{traj}: /frames/position has shape [T][{rows}][3], {rows} >= {top} (found {list(pos.shape)})")
         check(T >= 2, f"{traj}: at least 2 frames (found {T})")
         for name, cols in (("orientation", 4), ("velocity", 6)):
             d = f["frames/" + name]
-            check(d.shape == (T, n, cols), f"{traj}: /frames/{name} has shape [{T}][{n}][{cols}] "
+            check(d.shape == (T, rows, cols), f"{traj}: /frames/{name} has shape [{T}][{rows}][{cols}] "
                   f"(found {list(d.shape)})")
+        present = frames_present(f)
         time = f["frames/time"][:]
         check(time.shape == (T,), f"{traj}: /frames/time has {T} entries (found {time.shape})")
         dt = float(attr_str(a["dt"])) if "dt" in a else None
@@ -77,15 +82,17 @@ def check_traj(traj, scene, t_final, steps_printed):
                   f"{traj}: /stats/time is dt, 2 dt, ..., {steps} dt")
             check(np.all(np.isfinite(res[:])) and np.all(res[:] >= 0),
                   f"{traj}: contact residuals are finite and >= 0")
-        p0 = pos[0]
+        p0 = pos[0][scene_ids] if rows >= top else pos[0]
         diff = np.max(np.abs(p0 - scene_pos)) if p0.shape == scene_pos.shape else float("nan")
         check(np.array_equal(p0, scene_pos), f"{traj}: /frames/position[0] equals {scene}:/bodies/position "
               f"(bodies in scene order; max diff {diff:g})")
         check(np.array_equal(f["scene/bodies/position"][:], scene_pos)
               and np.array_equal(f["scene/bodies/shape"][:], scene_shape),
               f"{traj}: /scene/bodies holds the scene in its order")
-        check(all(np.all(np.isfinite(f["frames/" + k][:])) for k in ("position", "orientation", "velocity")),
-              f"{traj}: every frame is finite")
+        check(all(np.all(np.isfinite(f["frames/" + k][:][present])) and np.all(np.isnan(f["frames/" + k][:][~present]))
+                  for k in ("position", "orientation", "velocity")),
+              f"{traj}: every frame is finite where its bodies are present, NaN elsewhere "
+              f"({int(present.sum())} of {present.size} rows present)")
     xmf = Path(traj).with_suffix(".xmf")
     try:
         root = ET.parse(xmf).getroot()
@@ -99,12 +106,21 @@ def check_traj(traj, scene, t_final, steps_printed):
         check(False, f"{xmf}: cannot be parsed ({e})")
 
 
+def frames_present(f):
+    """[T][N] bool: the rows of each frame that hold a body (files without /frames/present: all)."""
+    pos = f["frames/position"]
+    return f["frames/present"][:].astype(bool) if "frames/present" in f else np.ones(pos.shape[:2], bool)
+
+
 def check_same(ta, tb, atol):
     with h5py.File(ta, "r") as a, h5py.File(tb, "r") as b:
+        pa, pb = frames_present(a), frames_present(b)
+        check(pa.shape == pb.shape and np.array_equal(pa, pb), f"{ta} and {tb} hold the same bodies in every frame")
         for name in ("time", "position", "orientation", "velocity"):
             x, y = a["frames/" + name][:], b["frames/" + name][:]
-            ok = x.shape == y.shape and np.allclose(x, y, rtol=0, atol=float(atol))
-            diff = np.max(np.abs(x - y)) if x.shape == y.shape else float("nan")
+            # absent bodies are NaN rows in both
+            ok = x.shape == y.shape and np.allclose(x, y, rtol=0, atol=float(atol), equal_nan=True)
+            diff = np.nanmax(np.abs(x - y), initial=0.0) if x.shape == y.shape else float("nan")
             check(ok, f"/frames/{name} of {ta} and {tb} agree within {atol} "
                   f"(shapes {x.shape} {y.shape}, max diff {diff:g})")
 
@@ -116,6 +132,23 @@ def check_complete(path, value):
             check(c is not None and int(c) == int(value), f"{path}: opens, complete == {value} (found {c})")
     except OSError as e:
         check(False, f"{path}: cannot be opened ({e})")
+
+
+def write_regions(f, what):
+    """/regions rows: an inflow box and an outflow that `what` makes invalid."""
+    inflow = dict(kind=1, zone=0, box=[-0.1, -0.1, 0.5, 0.1, 0.1, 0.6], rate=100.0, rate_unit=0,
+                  radius=[0.01, 0.01], density=1000.0, material=0, window=[0.0, np.inf], seed=1)
+    domain = dict(kind=0, zone=1, box=[-1, -1, -1, 1, 1, 0.55 if what == "outside" else 1])
+    rows = {"outside": [inflow, domain],
+            "overlap": [inflow, dict(inflow, box=[0.0, 0.0, 0.55, 0.2, 0.2, 0.65])],
+            "sink": [inflow, dict(kind=0, zone=0, box=[0.05, -1, -1, 1, 1, 1])],
+            "nan": [dict(kind=0, zone=2, plane=[0, 0, -1, 0, 0, np.nan])],
+            "unit": [dict(inflow, rate_unit=5)]}[what]
+    cols = dict(kind=(0, np.int32), zone=(0, np.int32), box=([0.0] * 6, float), plane=([0.0] * 6, float),
+                rate=(0.0, float), rate_unit=(0, np.int32), radius=([0.0] * 2, float), density=(0.0, float),
+                material=(0, np.int32), velocity=([0.0] * 3, float), window=([0.0] * 2, float), seed=(0, np.int64))
+    for name, (zero, dtype) in cols.items():
+        f["regions/" + name] = np.array([r.get(name, zero) for r in rows], dtype=dtype)
 
 
 def mutate(src, dst, edit):
@@ -149,6 +182,8 @@ def mutate(src, dst, edit):
             f["motions/velocity"] = np.array([v] * rows)
             f["motions/point"] = np.zeros((rows, 3))
             f["motions/window"] = np.array([window] * rows)
+        elif edit.startswith("region_"):                # region_<what>: a /regions group
+            write_regions(f, edit.split("_", 1)[1])
         elif edit == "friction_not_square":
             m = f["materials/friction"].shape[0]
             del f["materials/friction"]

@@ -121,7 +121,8 @@ assert sh[0] == 3 and sh[1:5] == [1] * 4 and all(s == 0 for s in sh[5:]) and len
 assert fx[:5] == [1] * 5 and all(v == 0 for v in fx[5:]), fx
 EOF
 for edit in no_size nan_position_3 negative_density_6 zero_radius_7 shape7_9 friction_not_square \
-            motion_nan_1 motion_empty_2 motion_overlap_3 motion_moving_6; do
+            motion_nan_1 motion_empty_2 motion_overlap_3 motion_moving_6 \
+            region_outside region_overlap region_sink region_nan region_unit; do
   "$PY" "$H5CHECK" mutate "$SC/base.h5" "$SC/$edit.h5" "$edit" || fail "making $edit.h5"
 done
 printf 'this is a text file, not HDF5\n' >"$SC/text_scene.h5"
@@ -150,6 +151,18 @@ case_bg motion_moving_body 1 motion_moving_6.h5 motions/body 're:body 6([^0-9]|$
   run "$SC/motion_moving_6.h5" -o out.h5 -t_final 0.01
 case_bg motion_moving_body 2 motion_moving_6.h5 motions/body 're:body 6([^0-9]|$)' 'not a fixed body' -- \
   run "$SC/motion_moving_6.h5" -o out.h5 -t_final 0.01
+case_bg region_outside_domain 1 region_outside.h5 regions 're:inflow region 0' 'not inside the domain' -- \
+  run "$SC/region_outside.h5" -o out.h5 -t_final 0.01
+case_bg region_outside_domain 2 region_outside.h5 regions 're:inflow region 0' 'not inside the domain' -- \
+  run "$SC/region_outside.h5" -o out.h5 -t_final 0.01
+case_bg regions_overlap 1 region_overlap.h5 regions 're:inflow regions 0 and 1 overlap' -- \
+  run "$SC/region_overlap.h5" -o out.h5 -t_final 0.01
+case_bg inflow_in_outflow 1 region_sink.h5 regions 'deleting zone of outflow region 1' -- \
+  run "$SC/region_sink.h5" -o out.h5 -t_final 0.01
+case_bg region_not_finite 1 region_nan.h5 regions 're:region 0' 'not finite' -- \
+  run "$SC/region_nan.h5" -o out.h5 -t_final 0.01
+case_bg region_bad_rate_unit 1 region_unit.h5 regions 're:region 0' 'unit 5' -- \
+  run "$SC/region_unit.h5" -o out.h5 -t_final 0.01
 case_bg trajectory_as_scene 1 a_trajectory.h5 -- run "$SC/a_trajectory.h5" -o out.h5 -t_final 0.01
 case_bg info_missing 1 missing.h5 -- info "$SC/missing.h5"
 case_bg info_text 1 text_scene.h5 -- info "$SC/text_scene.h5"

@@ -7,7 +7,11 @@
 #  (c) a truncated or damaged checkpoint, a file that is no checkpoint, a -dt that differs: one
 #      clear error line each, nothing written;
 #  (d) a run killed with SIGKILL leaves its last complete checkpoint readable (step a multiple of
-#      -checkpoint_every), and a restart from it is again bit for bit the straight run.
+#      -checkpoint_every), and a restart from it is again bit for bit the straight run;
+#  (e) bodies that enter and leave (a silo with an inflow and an outflow): a checkpoint holds the
+#      body set of its step (ids with gaps, next_gid, the hooks' state), and restarts from it on 3
+#      ranks then again on 1 (a restart of a restart), and on 4 ranks, end with the straight run's
+#      checkpoint bit for bit; a scene file with another inflow rate is refused.
 # Usage: test_checkpoint.sh path/to/signorini scratch_dir   (env SG_MPIEXEC: mpiexec and its flags)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -193,5 +197,60 @@ if [ -n "$step" ]; then
   pycheck "restart after the kill: statistics continue the straight run's" stats_continue reference.h5 resumed.h5
 fi
 cd "$SCRATCH" || exit 1
+
+section "(e) bodies enter and leave: the body set goes through checkpoints"
+mkdir -p flow && cd flow || exit 1
+# same_checkpoint A B: the same bodies by id (description and state), next_gid, hooks' state, warm
+# start and state_hash, bit for bit.
+same_checkpoint() {
+  "$PY" - "$1" "$2" <<'PY'
+import sys, h5py, numpy as np
+def load(p):
+    f = h5py.File(p, "r"); b = f["bodies"]
+    gid = b["gid"][()] if "gid" in b else np.arange(b["shape"].shape[0])
+    o = np.argsort(gid, kind="stable")
+    d = {k: b[k][()][o] for k in ("shape", "size", "material", "fixed", "density", "position", "orientation", "velocity")}
+    w = np.lexsort((f["warm/feature"][()], f["warm/gid_b"][()], f["warm/gid_a"][()]))
+    d.update(gid=gid[o], next_gid=int(b.attrs["next_gid"]), state_hash=int(f.attrs["state_hash"]),
+             hooks=f["hooks/state"][()], names=str(f["hooks/state"].attrs["names"]), lam=f["warm/lambda"][()][w])
+    return d
+a, b = load(sys.argv[1]), load(sys.argv[2])
+bad = [k for k in a if not np.array_equal(a[k], b[k])]
+print(f"{len(a['gid'])} bodies, next_gid {a['next_gid']}, hooks {a['names']}; differing: {bad or 'none'}")
+sys.exit(1 if bad else 0)
+PY
+}
+"$SG" generate silo -n 60 -radius 0.005 -drop 0.1 -gate_open 0.05 -outflow_depth 0.03 -inflow_rate 200 -o flow.h5 >gen.out 2>&1
+check "generate silo with an inflow and an outflow: exit status 0" test $? -eq 0
+"$SG" generate silo -n 60 -radius 0.005 -drop 0.1 -gate_open 0.05 -outflow_depth 0.03 -inflow_rate 100 -o flow_rate.h5 >gen2.out 2>&1
+T60=$(t_of 60)
+T90=$(t_of 90)
+T120=$(t_of 120)
+# shellcheck disable=SC2086
+sg_run straight $MPIEXEC -n 2 "$SG" run flow.h5 -o straight.h5 -t_final "$T120" -checkpoint_every 120 "${RUN_OPTS[@]}"
+ran_ok "flow: straight run to step 120 (2 ranks)"
+# shellcheck disable=SC2086
+sg_run half $MPIEXEC -n 2 "$SG" run flow.h5 -o half.h5 -t_final "$T60" -checkpoint_every 60 "${RUN_OPTS[@]}"
+ran_ok "flow: run to step 60 (2 ranks)"
+check "flow: half.ckpt.h5 holds ids with gaps (/bodies/gid)" "$PY" -c \
+  'import sys, h5py; g = h5py.File(sys.argv[1], "r")["bodies/gid"][()]; sys.exit(0 if len(g) < g.max() + 1 else 1)' half.ckpt.h5
+sg_run info "$SG" info half.ckpt.h5
+check "flow: info on half.ckpt.h5 shows the body count and next_gid" grep -qE '^  ids: [0-9]+ bodies, .*next_gid [0-9]+' info.out
+# shellcheck disable=SC2086
+sg_run rest3 $MPIEXEC -n 3 "$SG" run flow.h5 -restart half.ckpt.h5 -o rest3.h5 -t_final "$T90" -checkpoint_every 30 "${RUN_OPTS[@]}"
+ran_ok "flow: restart from step 60 on 3 ranks to step 90"
+sg_run rest31 "$SG" run flow.h5 -restart rest3.ckpt.h5 -o rest31.h5 -t_final "$T120" -checkpoint_every 30 "${RUN_OPTS[@]}"
+ran_ok "flow: restart of the restart (step 90) on 1 rank to step 120"
+# shellcheck disable=SC2086
+sg_run rest4 $MPIEXEC -n 4 "$SG" run flow.h5 -restart half.ckpt.h5 -o rest4.h5 -t_final "$T120" -checkpoint_every 60 "${RUN_OPTS[@]}"
+ran_ok "flow: restart from step 60 on 4 ranks to step 120"
+for r in rest31 rest4; do
+  if same_checkpoint straight.ckpt.h5 $r.ckpt.h5 >same_$r.log 2>&1; then pass "flow: $r.ckpt.h5 is the straight run's checkpoint bit for bit ($(cat same_$r.log))"
+  else fail "flow: $r.ckpt.h5 is the straight run's checkpoint bit for bit"; show_file same_$r.log; fi
+done
+pycheck "flow: restart (4 ranks): frames equal the straight run's" frames_equal straight.h5 rest4.h5 3
+cd "$SCRATCH" || exit 1
+expect_error flow_other_rate "half.ckpt.h5 was written for a different scene" "flow_rate.h5" -- \
+  run "$SCRATCH/flow/flow_rate.h5" -restart "$SCRATCH/flow/half.ckpt.h5" -o out.h5 -t_final "$T120"
 
 finish

@@ -1,9 +1,25 @@
 /* Checkpoint files: a write/read round trip restores the state, step, time and warm start bit for
  * bit, by global id whatever the order of the bodies in memory; the scene fingerprint depends on
- * the static description only (and not on the order in memory); a new checkpoint replaces the old
- * one with nothing left beside it, a failed write leaves the old one; a checkpoint is refused for
- * another scene or when damaged, leaving the scene untouched. */
+ * the static description only (and not on the order in memory), regions included; a new checkpoint
+ * replaces the old one with nothing left beside it, a failed write leaves the old one; a checkpoint
+ * is refused for another scene or when damaged, leaving the scene untouched; a checkpoint of a run
+ * whose moving bodies partly left and partly entered (new ids) restores that body set into the
+ * original scene, replicated or distributed, with next_gid and the hooks' state. Runs on any
+ * number of ranks (mpiexec -n P). */
 #include "io_scratch.h"
+#include "signorini/exchange.h"
+
+/* The extras of a checkpoint of a run that started from the scene `from`. */
+static sg_checkpoint_extras extras(const sg_scene *from, const sg_warm_entry *w, int n_warm) {
+  sg_checkpoint_extras x = {.scene_hash = sg_scene_hash(MPI_COMM_WORLD, from), .warm = w, .n_warm = n_warm};
+  return x;
+}
+
+static sg_err write_ckpt(const char *p, const sg_scene *s, const sg_step_params *prm, const sg_warm_entry *w,
+                         int n_warm) {
+  sg_checkpoint_extras x = extras(s, w, n_warm);
+  return sg_checkpoint_write(MPI_COMM_WORLD, p, s, prm, &x);
+}
 
 static sg_step_params params(void) {
   sg_step_params p = {.dt = 1.0 / 240.0, .theta = 0.25, .margin = 0.002, .erp = 0.2};
@@ -54,25 +70,23 @@ static void test_round_trip(int n_warm) {
   s.step = 37;
   s.time = 37 * prm.dt;
   sg_warm_entry *w = make_warm(n_warm, s.n);
-  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p, &s, &prm, w, n_warm));
+  CHECK_OK(write_ckpt(p, &s, &prm, w, n_warm));
   CHECK(scratch_count(".tmp") == 0);
   CHECK(h5_open_objects() == 0);
 
   make_other_state(&r, 10);
   CHECK(!same_state(&s, &r));
   sg_checkpoint_info info;
-  sg_warm_entry *rw = NULL;
-  int rn = -1;
-  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, p, "scene.h5", &r, &info, &rw, &rn));
+  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, p, "scene.h5", &r, &info));
   CHECK(same_state(&s, &r));
-  CHECK(r.step == 37 && r.time == s.time);
+  CHECK(r.step == 37 && r.time == s.time && r.next_gid == s.n && info.next_gid == s.n);
   CHECK(info.step == 37 && info.time == s.time && info.dt == prm.dt && info.theta == prm.theta);
   CHECK(info.scene_hash == sg_scene_hash(MPI_COMM_WORLD, &s));
-  CHECK(rn == n_warm);
-  if (rn == n_warm && n_warm) CHECK(!memcmp(rw, w, (size_t)n_warm * sizeof *w));
+  CHECK(info.n_warm == n_warm && info.n_hook_state == 0 && info.hook_names[0] == 0);
+  if (info.n_warm == n_warm && n_warm) CHECK(!memcmp(info.warm, w, (size_t)n_warm * sizeof *w));
   CHECK(h5_open_objects() == 0);
   if (test_rank() == 0) printf("  round trip with %d warm-start entries: ok\n", n_warm);
-  free(rw);
+  sg_checkpoint_info_free(&info);
   free(w);
   sg_scene_destroy(&r);
   sg_scene_destroy(&s);
@@ -102,15 +116,13 @@ static void test_by_gid(void) {
   s.step = 5;
   s.time = 5 * prm.dt;
   const char *p = scratch("gid.ckpt.h5");
-  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p, &s, &prm, NULL, 0));
+  CHECK_OK(write_ckpt(p, &s, &prm, NULL, 0));
   make_other_state(&r, 9);
   sg_checkpoint_info info;
-  sg_warm_entry *rw = NULL;
-  int rn = -1;
-  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, p, NULL, &r, &info, &rw, &rn));
+  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, p, NULL, &r, &info));
   CHECK(same_state(&r, &ref)); /* in gid order again */
-  CHECK(rn == 0);
-  free(rw);
+  CHECK(info.n_warm == 0);
+  sg_checkpoint_info_free(&info);
   sg_scene_destroy(&ref);
   sg_scene_destroy(&r);
   sg_scene_destroy(&s);
@@ -151,6 +163,23 @@ static void test_hash(void) {
   make_scene(&s, 7); /* one more body */
   CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) != h0);
   sg_scene_destroy(&s);
+
+  /* the regions are part of the description: one more, or any field of one changed */
+  make_scene(&s, 6);
+  s.regions = calloc(1, sizeof *s.regions);
+  s.n_regions = 1;
+  s.regions[0] = (sg_region){.kind = SG_REGION_INFLOW, .lo = {0, 0, 1}, .hi = {1, 1, 2}, .rate = 10, .radius_min = 0.01,
+                             .radius_max = 0.02, .density = 1000, .t_end = INFINITY, .seed = 5};
+  uint64_t h1 = sg_scene_hash(MPI_COMM_WORLD, &s);
+  CHECK(h1 != h0);
+  s.regions[0].seed = 6;
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) != h1);
+  s.regions[0].seed = 5;
+  s.regions[0].velocity[2] = -1e-300;
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) != h1);
+  s.regions[0].velocity[2] = 0;
+  CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) == h1);
+  sg_scene_destroy(&s);
 }
 
 static long long step_of(const char *path) {
@@ -173,17 +202,17 @@ static void test_replace(void) {
   const char *p = scratch("replace.ckpt.h5");
   s.step = 10;
   s.time = 10 * prm.dt;
-  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p, &s, &prm, NULL, 0));
+  CHECK_OK(write_ckpt(p, &s, &prm, NULL, 0));
   s.step = 20;
   s.time = 20 * prm.dt;
-  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p, &s, &prm, NULL, 0));
+  CHECK_OK(write_ckpt(p, &s, &prm, NULL, 0));
   CHECK(step_of(p) == 20);
   CHECK(scratch_count("replace") == 1);
   /* a write that fails leaves nothing beside the target and the previous checkpoint as it was */
   char bad[300];
   snprintf(bad, sizeof bad, "%s/missing_dir/c.h5", scratch_dir);
   sg_error_clear();
-  CHECK(sg_checkpoint_write(MPI_COMM_WORLD, bad, &s, &prm, NULL, 0) == SG_ERR_IO);
+  CHECK(write_ckpt(bad, &s, &prm, NULL, 0) == SG_ERR_IO);
   CHECK(strstr(sg_error_message(), bad) != NULL);
   sg_error_clear();
   CHECK(sg_checkpoint_check_path(MPI_COMM_WORLD, bad) == SG_ERR_IO);
@@ -200,16 +229,14 @@ static void expect_fail(const char *path, int n_moving, int code, const char *wh
   make_other_state(&r, n_moving);
   make_other_state(&ref, n_moving);
   sg_checkpoint_info info;
-  sg_warm_entry *rw = (sg_warm_entry *)&info;
-  int rn = -1;
   sg_error_clear();
-  int e = sg_checkpoint_read(MPI_COMM_WORLD, path, "scene.h5", &r, &info, &rw, &rn);
+  int e = sg_checkpoint_read(MPI_COMM_WORLD, path, "scene.h5", &r, &info);
   const char *m = sg_error_message();
   if (test_rank() == 0) printf("  %-22s -> %d: %s\n", what, e, m);
   CHECK(e == code);
   CHECK(strstr(m, what) != NULL);
   CHECK(strchr(m, '\n') == NULL);
-  CHECK(rw == NULL && rn == 0);
+  CHECK(info.warm == NULL && info.n_warm == 0 && info.hook_state == NULL);
   CHECK(same_state(&r, &ref) && r.step == 0);
   CHECK(h5_open_objects() == 0);
   sg_error_clear();
@@ -225,7 +252,7 @@ static void test_refused(void) {
   s.time = 3 * prm.dt;
   sg_warm_entry *w = make_warm(12, s.n);
   const char *good = scratch("good.ckpt.h5");
-  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, good, &s, &prm, w, 12));
+  CHECK_OK(write_ckpt(good, &s, &prm, w, 12));
   expect_fail(good, 11, SG_ERR_ARG, "different scene");
   expect_fail(scratch("nothing.h5"), 10, SG_ERR_IO, "no such file");
 
@@ -235,7 +262,7 @@ static void test_refused(void) {
   expect_fail(scratch("text.h5"), 10, SG_ERR_FORMAT, "not an HDF5 file");
 
   const char *names[] = {"no_hash.ckpt.h5", "no_warm.ckpt.h5", "lambda.ckpt.h5", "nan.ckpt.h5", "feature.ckpt.h5"};
-  for (int k = 0; k < 5; ++k) CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, scratch(names[k]), &s, &prm, w, 12));
+  for (int k = 0; k < 5; ++k) CHECK_OK(write_ckpt(scratch(names[k]), &s, &prm, w, 12));
   h5_edit(scratch("no_hash.ckpt.h5"), NULL, "state_hash", NULL, 0);
   expect_fail(scratch("no_hash.ckpt.h5"), 10, SG_ERR_FORMAT, "state_hash");
   h5_edit(scratch("no_warm.ckpt.h5"), "warm/gid_b", NULL, NULL, 0);
@@ -255,6 +282,148 @@ static void test_refused(void) {
   sg_scene_destroy(&s);
 }
 
+/* The scene `orig` after a run: moving bodies 3, 6 and 7 left, 12, 13 and 15 entered (14 and 16
+ * entered and left too: next_gid 17), every state moved on; replicated, in ascending gid. */
+static void make_evolved(sg_scene *run, const sg_scene *orig, const sg_step_params *prm) {
+  CHECK_OK(sg_scene_create(run, orig->n + 3, orig->n_materials));
+  CHECK_OK(sg_scene_copy_globals(run, orig));
+  for (int i = 0; i < orig->n; ++i)
+    if (orig->gid[i] != 3 && orig->gid[i] != 6 && orig->gid[i] != 7) CHECK_OK(sg_scene_copy_body(run, orig, i));
+  const int64_t added[3] = {12, 13, 15};
+  for (int k = 0; k < 3; ++k) {
+    const double size[3] = {0.02 + 0.005 * k, 0, 0}, p[3] = {0.1 * k, 0.5, 1.0 + k}, v[6] = {0, 0, -1.0 - k, 0, 0, 0};
+    int i;
+    CHECK_OK(sg_scene_add_body(run, SG_SHAPE_SPHERE, size, k % 2, 0, 1500 + 100 * k, p, NULL, v, &i));
+    run->gid[i] = added[k];
+  }
+  CHECK_OK(sg_scene_update_mass(run));
+  for (int i = 0; i < run->n; ++i) {
+    run->pos[3 * i + 2] += 0.25;
+    run->vel[6 * i + 1] = 0.5 * i;
+  }
+  run->next_gid = 17;
+  run->step = 40;
+  run->time = 40 * prm->dt;
+}
+
+static int same_body(const sg_scene *a, int i, const sg_scene *b, int j) {
+#define EQ(f, k) (!memcmp(a->f + (k) * i, b->f + (k) * j, (k) * sizeof *a->f))
+  return a->gid[i] == b->gid[j] && EQ(shape, 1) && EQ(size, 3) && EQ(material, 1) && EQ(fixed, 1) && EQ(density, 1) &&
+         EQ(mass, 1) && EQ(inertia, 3) && EQ(pos, 3) && EQ(quat, 4) && EQ(vel, 6);
+#undef EQ
+}
+
+/* r (restored) holds ref's body set: every fixed body, and its block of the moving ones in gid
+ * order when distributed (all of them when not), in ascending gid, each bit for bit ref's. */
+static void check_body_set(const sg_scene *r, const sg_scene *ref, const char *what) {
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  long long moving = 0, k = 0, bad = 0, held = 0;
+  for (int j = 0; j < ref->n; ++j) moving += !ref->fixed[j];
+  long long lo = r->distributed ? moving * rank / P : 0, hi = r->distributed ? moving * (rank + 1) / P : moving;
+  int i = 0;
+  for (int j = 0; j < ref->n; ++j) {
+    int mine = ref->fixed[j] || (k >= lo && k < hi);
+    if (!ref->fixed[j]) k++;
+    if (!mine) continue;
+    if (i >= r->n || !same_body(r, i, ref, j)) bad++;
+    i++;
+  }
+  for (int m = 0; m < r->n; ++m) held += !r->fixed[m];
+  CHECK(i == r->n && bad == 0);
+  CHECK(!r->distributed || r->n_owned == held);
+  MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(held == (r->distributed ? moving : moving * P));
+  CHECK(r->next_gid == 17 && r->step == ref->step && r->time == ref->time);
+  if (test_rank() == 0)
+    printf("  %-44s %d bodies held, %lld mismatched, next_gid %lld\n", what, r->n, bad, (long long)r->next_gid);
+}
+
+/* Restore path into a fresh copy of orig (distributed by blocks when `dist`) and check it. */
+static void restore_and_check(const char *path, const sg_scene *ref, int dist, const int64_t *words,
+                              const char *what) {
+  sg_scene r;
+  make_scene(&r, 10);
+  if (dist) CHECK_OK(sg_scene_keep_block(MPI_COMM_WORLD, &r));
+  sg_checkpoint_info info;
+  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, path, "orig.h5", &r, &info));
+  check_body_set(&r, ref, what);
+  CHECK(r.distributed == dist);
+  CHECK(info.next_gid == 17 && info.step == 40);
+  CHECK(info.n_hook_state == 3 && info.hook_state && !memcmp(info.hook_state, words, 3 * sizeof *words));
+  CHECK(!strcmp(info.hook_names, "outflow,inflow"));
+  CHECK(info.n_warm == 2 && info.warm && info.warm[1].gid_a == 13 && info.warm[1].gid_b == 16);
+  CHECK(h5_open_objects() == 0);
+  sg_checkpoint_info_free(&info);
+  sg_scene_destroy(&r);
+}
+
+static void test_body_set(void) {
+  sg_step_params prm = params();
+  sg_scene orig, run;
+  make_scene(&orig, 10);
+  make_evolved(&run, &orig, &prm);
+  double half = 0.5;
+  int64_t words[3] = {7, -3, 0};
+  memcpy(&words[2], &half, sizeof half); /* a double, by its bits */
+  sg_warm_entry w[2] = {{.gid_a = 0, .gid_b = 12, .lambda = {1, 0, 0}}, {.gid_a = 13, .gid_b = 16, .lambda = {2, 0, 0}}};
+  sg_checkpoint_extras x = extras(&orig, w, 2); /* the run started from orig */
+  x.hook_state = words;
+  x.n_hook_state = 3;
+  x.hook_names = "outflow,inflow";
+  const char *pr = scratch("set_replicated.ckpt.h5"), *pd = scratch("set_distributed.ckpt.h5");
+  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, pr, &run, &prm, &x));
+  sg_scene dist;
+  make_evolved(&dist, &orig, &prm);
+  CHECK_OK(sg_scene_keep_block(MPI_COMM_WORLD, &dist)); /* each rank writes its moving bodies */
+  x.n_warm = test_rank() == 0 ? 2 : 0;                   /* each entry from one rank */
+  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, pd, &dist, &prm, &x));
+  restore_and_check(pr, &run, 0, words, "replicated write, replicated restore:");
+  restore_and_check(pr, &run, 1, words, "replicated write, distributed restore:");
+  restore_and_check(pd, &run, 1, words, "distributed write, distributed restore:");
+
+  /* a restart of a restart: its checkpoint carries the first scene's hash and the same body set */
+  sg_scene r;
+  make_scene(&r, 10);
+  CHECK_OK(sg_scene_keep_block(MPI_COMM_WORLD, &r));
+  sg_checkpoint_info info;
+  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, pd, "orig.h5", &r, &info));
+  x.n_warm = 0;
+  const char *p2 = scratch("again.ckpt.h5");
+  CHECK_OK(sg_checkpoint_write(MPI_COMM_WORLD, p2, &r, &prm, &x));
+  x.n_warm = 2;
+  sg_checkpoint_info_free(&info);
+  sg_scene_destroy(&r);
+  make_scene(&r, 10);
+  CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, p2, "orig.h5", &r, &info));
+  check_body_set(&r, &run, "restart of a restart:");
+  sg_checkpoint_info_free(&info);
+  sg_scene_destroy(&r);
+
+  /* the scene as the run left it is not the scene the run started from */
+  sg_error_clear();
+  sg_scene other;
+  make_evolved(&other, &orig, &prm);
+  int e = sg_checkpoint_read(MPI_COMM_WORLD, pr, "evolved.h5", &other, &info);
+  if (test_rank() == 0) printf("  the evolved scene as the scene file -> %d: %s\n", e, sg_error_message());
+  CHECK(e == SG_ERR_ARG && strstr(sg_error_message(), "different scene") && strstr(sg_error_message(), "evolved.h5"));
+  CHECK(other.n == run.n && other.step == 40 && info.warm == NULL && info.hook_state == NULL);
+  sg_error_clear();
+  sg_scene_destroy(&other);
+
+  /* hooks whose state differs between ranks cannot be written once for all */
+  if (test_rank() == 1) words[0] = 8;
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  e = sg_checkpoint_write(MPI_COMM_WORLD, scratch("hooks_differ.ckpt.h5"), &dist, &prm, &x);
+  CHECK(P == 1 ? e == SG_OK : e == SG_ERR_ARG && strstr(sg_error_message(), "differs between ranks"));
+  sg_error_clear();
+  sg_scene_destroy(&dist);
+  sg_scene_destroy(&run);
+  sg_scene_destroy(&orig);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   scratch_make();
@@ -265,6 +434,7 @@ int main(int argc, char **argv) {
   test_hash();
   test_replace();
   test_refused();
+  test_body_set();
   scratch_remove();
   int rc = sg_test_exit();
   MPI_Finalize();

@@ -1,7 +1,10 @@
 /* Trajectory files: frames and per-step statistics read back exactly with the plain HDF5 API,
  * rows land at their global id whatever the order of the bodies in memory, `complete` is set
  * only by a successful close, nothing is left behind by a failed run, the .xmf references the
- * file by its base name, and `info` summarizes both kinds of file. */
+ * file by its base name, and `info` summarizes both kinds of file. A body set that changes from
+ * frame to frame (bodies leave, new ids enter, bodies move between ranks): NaN rows where absent,
+ * /frames/present, n_bodies, n_ids, /ids, the event logs sorted and complete, the new statistics.
+ * Runs on 1 rank here and on several as mpi/test_traj_ranks. */
 #include "io_scratch.h"
 
 #define N_FRAMES 4
@@ -28,6 +31,42 @@ static void *read_all(const char *path, const char *name, hid_t memtype, size_t 
   H5Dclose(d);
   H5Fclose(f);
   return buf;
+}
+
+static int h5_has(const char *path, const char *name) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  int has = f >= 0 && H5Lexists(f, name, H5P_DEFAULT) > 0;
+  if (f >= 0) H5Fclose(f);
+  return has;
+}
+
+/* First extent of a dataset (-1: missing). */
+static long long dataset_rows(const char *path, const char *name) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = f >= 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1;
+  hsize_t dims[3] = {0};
+  long long n = -1;
+  if (d >= 0) {
+    hid_t sp = H5Dget_space(d);
+    if (H5Sget_simple_extent_dims(sp, dims, NULL) >= 1) n = (long long)dims[0];
+    H5Sclose(sp);
+    H5Dclose(d);
+  }
+  if (f >= 0) H5Fclose(f);
+  return n;
+}
+
+/* Bodies per chunk of a [T][N][k] dataset (its second chunk extent; -1: not chunked). */
+static long long chunk_rows(const char *path, const char *name) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = f >= 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1;
+  hid_t pl = d >= 0 ? H5Dget_create_plist(d) : -1;
+  hsize_t chunk[3] = {0};
+  long long n = pl >= 0 && H5Pget_chunk(pl, 3, chunk) == 3 ? (long long)chunk[1] : -1;
+  if (pl >= 0) H5Pclose(pl);
+  if (d >= 0) H5Dclose(d);
+  if (f >= 0) H5Fclose(f);
+  return n;
 }
 
 static long long root_int_attr(const char *path, const char *name) {
@@ -121,6 +160,19 @@ static void test_complete_run(void) {
     CHECK(bad == 0);
     free(x);
   }
+  /* A set that never changes: every row present, no events, one chunk per frame as before. */
+  unsigned char *pr = read_all(out, "/frames/present", H5T_NATIVE_UCHAR, 1, dims, &rank);
+  CHECK(rank == 2 && dims[0] == N_FRAMES && dims[1] == (hsize_t)n);
+  long long *nb = read_all(out, "/frames/n_bodies", H5T_NATIVE_LLONG, 8, dims, &rank);
+  long long *ni = read_all(out, "/frames/n_ids", H5T_NATIVE_LLONG, 8, dims, &rank);
+  int absent = 0;
+  for (int k = 0; pr && k < N_FRAMES * n; ++k) absent += pr[k] != 1;
+  for (int f = 0; nb && ni && f < N_FRAMES; ++f) absent += nb[f] != n || ni[f] != n;
+  CHECK(absent == 0);
+  free(pr); free(nb); free(ni);
+  CHECK(dataset_rows(out, "/inserted/gid") == 0 && dataset_rows(out, "/deleted/position") == 0);
+  CHECK(chunk_rows(out, "/frames/velocity") == n);
+
   /* The copy of the scene holds the initial state, row = global id. */
   double *p0 = read_all(out, "/scene/bodies/position", H5T_NATIVE_DOUBLE, 8, dims, &rank);
   CHECK(rank == 2 && dims[0] == (hsize_t)n && dims[1] == 3);
@@ -204,17 +256,20 @@ static void test_failed_run(void) {
   CHECK(!file_exists(scratch("failed.xmf")));
   CHECK(h5_open_objects() == 0);
 
-  /* A frame with another number of bodies than the trajectory was opened with. */
-  CHECK_OK(sg_traj_open(MPI_COMM_WORLD, scratch("grown.h5"), &base, &w));
-  sg_scene more;
-  make_scene(&more, 11);
+  /* A frame may hold other ids than the first, but not one id twice: here id 4 on every rank
+   * (distributed: each rank writes its moving bodies), and on every rank twice. */
+  CHECK_OK(sg_traj_open(MPI_COMM_WORLD, scratch("twice.h5"), &base, &w));
+  sg_scene twice;
+  make_scene(&twice, 11);
+  twice.distributed = 1;
+  twice.gid[5] = 4;
   sg_error_clear();
-  CHECK(sg_traj_write_frame(w, &more) == SG_ERR_ARG);
-  if (test_rank() == 0) printf("  frame with 13 bodies into 12 -> %s\n", sg_error_message());
-  CHECK(strstr(sg_error_message(), "grown.h5") != NULL);
+  CHECK(sg_traj_write_frame(w, &twice) == SG_ERR_ARG);
+  if (test_rank() == 0) printf("  frame with id 4 twice -> %s\n", sg_error_message());
+  CHECK(strstr(sg_error_message(), "twice.h5") != NULL);
   sg_error_clear();
   CHECK_OK(sg_traj_close(w, 0));
-  sg_scene_destroy(&more);
+  sg_scene_destroy(&twice);
 }
 
 static void test_open_errors(void) {
@@ -246,12 +301,292 @@ static void test_open_errors(void) {
   CHECK(h5_open_objects() == 0);
 }
 
+/* --- a body set that changes between frames --------------------------------------------------- */
+/* Five frames over a master scene of ids 0..19 (0 and 1 fixed): 3 and 7 leave after frame 0, 5
+ * after frame 2; 12 enters after frame 0 and leaves after frame 1; 13..16 enter and stay; 17..19
+ * enter and leave between two frames (never in a frame). next_gid: the extent of each frame. */
+#define CH_FRAMES 5
+static const int ch_next_gid[CH_FRAMES] = {12, 14, 18, 18, 20};
+
+static int ch_present(int64_t g, int f) {
+  if (g >= ch_next_gid[f]) return 0;
+  if (g == 3 || g == 7) return f == 0;
+  if (g == 5) return f <= 2;
+  if (g == 12) return f == 1;
+  return g < 17;
+}
+
+/* Between frames f - 1 and f: two steps at these times. */
+static double ch_step_time(int f, int step) { return 0.125 * (f - 1) + 0.0625 * step; }
+/* The interval (frame index f >= 1) in which id g enters, or 0 when it is in the first frame. */
+static int ch_enters(int64_t g) {
+  for (int f = 1; f < CH_FRAMES; ++f)
+    if (g >= ch_next_gid[f - 1] && g < ch_next_gid[f]) return f;
+  return 0;
+}
+/* The interval in which id g leaves, or 0 when it never leaves. */
+static int ch_leaves(int64_t g) {
+  for (int f = 1; f < CH_FRAMES; ++f)
+    if (!ch_present(g, f) && (ch_present(g, f - 1) || (g >= 17 && ch_enters(g) == f))) return f;
+  return 0;
+}
+/* The step of its interval in which id g enters (0: the first) or leaves (1: the second). */
+static int ch_insert_step(int64_t g) { return (int)(g % 2) * (g < 17); }
+
+/* The rank that holds moving body g in frame f: changes from frame to frame (migration). */
+static int ch_owner(int64_t g, int f, int P) { return (int)((g + f) % P); }
+
+/* This rank's part of frame f: every fixed body, its moving bodies, in a shuffled order; with the
+ * frame's made-up state, or (with_state = 0) the valid one of `all` (the scene a file keeps). */
+static void ch_frame_scene(const sg_scene *all, int f, int with_state, sg_scene *s) {
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  CHECK_OK(sg_scene_create(s, 0, 2));
+  CHECK_OK(sg_scene_copy_globals(s, all));
+  s->distributed = 1;
+  s->next_gid = ch_next_gid[f];
+  s->time = 0.125 * f;
+  for (int k = 0; k < all->n; ++k) {
+    int g = (7 * k + f) % all->n; /* not in id order */
+    if (!ch_present(g, f) || (!all->fixed[g] && ch_owner(g, f, P) != test_rank())) continue;
+    int i = s->n;
+    CHECK_OK(sg_scene_copy_body(s, all, g));
+    s->n_owned += !s->fixed[i];
+    if (!with_state) continue;
+    for (int c = 0; c < 3; ++c) s->pos[3 * i + c] = state(g, f, c);
+    for (int c = 0; c < 4; ++c) s->quat[4 * i + c] = state(g, f, 10 + c);
+    for (int c = 0; c < 6; ++c) s->vel[6 * i + c] = state(g, f, 20 + c);
+  }
+}
+
+/* This rank's events of step `step` between frames f - 1 and f (each logged by one rank). */
+static void ch_events(const sg_scene *all, int f, int step, sg_body_events *ins, sg_body_events *del) {
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  ins->n = del->n = 0;
+  for (int g = 2; g < all->n; ++g) {
+    if ((int)((3 * g) % P) != test_rank()) continue;
+    double t = ch_step_time(f, step);
+    if (ch_enters(g) == f && ch_insert_step(g) == step) CHECK_OK(sg_body_events_push(ins, all, g, t));
+    if (ch_leaves(g) == f && step == 1) CHECK_OK(sg_body_events_push(del, all, g, t));
+  }
+}
+
+static sg_step_stats ch_stats(int f, int step) {
+  sg_step_stats st = stats_of(2 * f + step);
+  st.n_bodies = 1000 + f;
+  st.inserted = 10LL * f + step;
+  st.deleted = 4000000000LL + f; /* needs 64 bits */
+  st.inflow_waiting = step;
+  st.mass_inserted = 0.5 * f;
+  st.mass_deleted = 0.25 * step;
+  return st;
+}
+
+static void ch_write(const sg_scene *all, const char *out) {
+  sg_traj_writer *w = NULL;
+  sg_scene s;
+  ch_frame_scene(all, 0, 0, &s);
+  CHECK_OK(sg_traj_open(MPI_COMM_WORLD, out, &s, &w));
+  sg_scene_destroy(&s);
+  ch_frame_scene(all, 0, 1, &s);
+  CHECK_OK(sg_traj_write_frame(w, &s));
+  sg_scene_destroy(&s);
+  sg_body_events ins = {0}, del = {0};
+  for (int f = 1; f < CH_FRAMES; ++f) {
+    for (int step = 0; step < 2; ++step) {
+      ch_events(all, f, step, &ins, &del);
+      CHECK_OK(sg_traj_write_events(w, &ins, &del));
+      sg_step_stats st = ch_stats(f, step);
+      CHECK_OK(sg_traj_write_stats(w, &st));
+    }
+    ch_frame_scene(all, f, 1, &s);
+    CHECK_OK(sg_traj_write_frame(w, &s));
+    sg_scene_destroy(&s);
+  }
+  free(ins.ev);
+  free(del.ev);
+  CHECK_OK(sg_traj_close(w, SG_TRAJ_COMPLETE));
+}
+
+/* Frames: present rows hold the state, absent ones (ids above the frame's extent too) NaN. */
+static void ch_check_frames(const char *out) {
+  hsize_t dims[3];
+  int rank, N = ch_next_gid[CH_FRAMES - 1];
+  static const struct { const char *name; int cols, base; } fr[3] = {
+      {"/frames/position", 3, 0}, {"/frames/orientation", 4, 10}, {"/frames/velocity", 6, 20}};
+  for (int k = 0; k < 3; ++k) {
+    double *x = read_all(out, fr[k].name, H5T_NATIVE_DOUBLE, 8, dims, &rank);
+    CHECK(rank == 3 && dims[0] == CH_FRAMES && dims[1] == (hsize_t)N && dims[2] == (hsize_t)fr[k].cols);
+    int bad = 0;
+    for (int f = 0; x && f < CH_FRAMES; ++f)
+      for (int g = 0; g < N; ++g)
+        for (int c = 0; c < fr[k].cols; ++c) {
+          double v = x[((size_t)f * N + g) * fr[k].cols + c];
+          bad += ch_present(g, f) ? v != state(g, f, fr[k].base + c) : !isnan(v);
+        }
+    CHECK(bad == 0);
+    free(x);
+  }
+  unsigned char *pr = read_all(out, "/frames/present", H5T_NATIVE_UCHAR, 1, dims, &rank);
+  long long *nb = read_all(out, "/frames/n_bodies", H5T_NATIVE_LLONG, 8, dims, &rank);
+  long long *ni = read_all(out, "/frames/n_ids", H5T_NATIVE_LLONG, 8, dims, &rank);
+  int bad = 0;
+  for (int f = 0; pr && nb && ni && f < CH_FRAMES; ++f) {
+    long long count = 0;
+    for (int g = 0; g < N; ++g) {
+      count += ch_present(g, f);
+      bad += pr[(size_t)f * N + g] != ch_present(g, f);
+    }
+    bad += nb[f] != count || ni[f] != ch_next_gid[f];
+  }
+  CHECK(bad == 0);
+  if (nb && ni) printf("  changing set: bodies per frame %lld .. %lld, ids %lld .. %lld\n", nb[0], nb[CH_FRAMES - 1], ni[0], ni[CH_FRAMES - 1]);
+  free(pr); free(nb); free(ni);
+}
+
+/* /ids: the description of every id present in some frame; fill values for the others. */
+static void ch_check_ids(const sg_scene *all, const char *out) {
+  hsize_t dims[3];
+  int rank, N = ch_next_gid[CH_FRAMES - 1], bad = 0;
+  long long *gid = read_all(out, "/ids/gid", H5T_NATIVE_LLONG, 8, dims, &rank);
+  CHECK(rank == 1 && dims[0] == (hsize_t)N);
+  int *shape = read_all(out, "/ids/shape", H5T_NATIVE_INT, 4, dims, &rank);
+  unsigned char *fixed = read_all(out, "/ids/fixed", H5T_NATIVE_UCHAR, 1, dims, &rank);
+  double *size = read_all(out, "/ids/size", H5T_NATIVE_DOUBLE, 8, dims, &rank);
+  CHECK(rank == 2 && dims[0] == (hsize_t)N && dims[1] == 3);
+  for (int g = 0; gid && shape && fixed && size && g < N; ++g) {
+    int ever = 0;
+    for (int f = 0; f < CH_FRAMES; ++f) ever |= ch_present(g, f);
+    bad += gid[g] != g;
+    bad += ever ? shape[g] != all->shape[g] || fixed[g] != all->fixed[g] || size[3 * g] != all->size[3 * g]
+                : shape[g] != -1 || !isnan(size[3 * g]);
+  }
+  CHECK(bad == 0);
+  free(gid); free(shape); free(fixed); free(size);
+}
+
+/* One event log: every event once, sorted by (time, gid), with the body's state and mass. */
+static void ch_check_log(const sg_scene *all, const char *out, int inserted) {
+  int expect[32], n = 0;
+  double when[32];
+  for (int f = 1; f < CH_FRAMES; ++f)
+    for (int step = 0; step < 2; ++step)
+      for (int g = 2; g < all->n; ++g)
+        if (inserted ? ch_enters(g) == f && ch_insert_step(g) == step : ch_leaves(g) == f && step == 1) {
+          when[n] = ch_step_time(f, step);
+          expect[n++] = g;
+        }
+  char name[64];
+  hsize_t dims[3];
+  int rank, bad = 0;
+  const char *group = inserted ? "inserted" : "deleted";
+  snprintf(name, sizeof name, "/%s/gid", group);
+  long long *gid = read_all(out, name, H5T_NATIVE_LLONG, 8, dims, &rank);
+  CHECK(rank == 1 && dims[0] == (hsize_t)n);
+  snprintf(name, sizeof name, "/%s/time", group);
+  double *t = read_all(out, name, H5T_NATIVE_DOUBLE, 8, dims, &rank);
+  snprintf(name, sizeof name, "/%s/mass", group);
+  double *m = read_all(out, name, H5T_NATIVE_DOUBLE, 8, dims, &rank);
+  snprintf(name, sizeof name, "/%s/velocity", group);
+  double *v = read_all(out, name, H5T_NATIVE_DOUBLE, 8, dims, &rank);
+  CHECK(rank == 2 && dims[1] == 6);
+  for (int i = 0; gid && t && m && v && i < n; ++i)
+    bad += gid[i] != expect[i] || t[i] != when[i] || m[i] != all->mass[expect[i]] ||
+           memcmp(v + 6 * i, all->vel + 6 * expect[i], 6 * sizeof(double)) != 0;
+  CHECK(bad == 0);
+  printf("  %s: %d events, sorted by (time, gid)%s\n", group, n, bad ? ": WRONG" : "");
+  free(gid); free(t); free(m); free(v);
+  if (inserted) {
+    int *shape = read_all(out, "/inserted/shape", H5T_NATIVE_INT, 4, dims, &rank);
+    double *size = read_all(out, "/inserted/size", H5T_NATIVE_DOUBLE, 8, dims, &rank);
+    bad = 0;
+    for (int i = 0; shape && size && i < n; ++i)
+      bad += shape[i] != all->shape[expect[i]] || size[3 * i + 1] != all->size[3 * expect[i] + 1];
+    CHECK(bad == 0);
+    free(shape); free(size);
+  } else {
+    CHECK(!h5_has(out, "/deleted/shape"));
+  }
+}
+
+static void ch_check_stats(const char *out) {
+  hsize_t dims[3];
+  int rank, bad = 0, n = 2 * (CH_FRAMES - 1);
+  long long *del = read_all(out, "/stats/deleted", H5T_NATIVE_LLONG, 8, dims, &rank);
+  CHECK(rank == 1 && dims[0] == (hsize_t)n);
+  long long *ins = read_all(out, "/stats/inserted", H5T_NATIVE_LLONG, 8, dims, &rank);
+  long long *nb = read_all(out, "/stats/n_bodies", H5T_NATIVE_LLONG, 8, dims, &rank);
+  long long *wt = read_all(out, "/stats/inflow_waiting", H5T_NATIVE_LLONG, 8, dims, &rank);
+  double *mi = read_all(out, "/stats/mass_inserted", H5T_NATIVE_DOUBLE, 8, dims, &rank);
+  double *md = read_all(out, "/stats/mass_deleted", H5T_NATIVE_DOUBLE, 8, dims, &rank);
+  int *it = read_all(out, "/stats/iterations", H5T_NATIVE_INT, 4, dims, &rank);
+  for (int k = 0; del && ins && nb && wt && mi && md && it && k < n; ++k) {
+    sg_step_stats e = ch_stats(1 + k / 2, k % 2);
+    bad += del[k] != e.deleted || ins[k] != e.inserted || nb[k] != e.n_bodies || wt[k] != e.inflow_waiting ||
+           mi[k] != e.mass_inserted || md[k] != e.mass_deleted || it[k] != e.iterations;
+  }
+  CHECK(bad == 0);
+  free(del); free(ins); free(nb); free(wt); free(mi); free(md); free(it);
+  if (test_rank() == 0) { /* the 64-bit columns are stored as int64 */
+    hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "/stats/deleted", H5P_DEFAULT);
+    hid_t t = H5Dget_type(d);
+    CHECK(H5Tequal(t, H5T_STD_I64LE) > 0);
+    H5Tclose(t); H5Dclose(d); H5Fclose(f);
+  }
+}
+
+/* The .xmf: one grid per frame over that frame's ids, with present and gid. */
+static void ch_check_xmf(const char *xmf) {
+  FILE *xf = fopen(xmf, "r");
+  static char text[1 << 17];
+  size_t len = xf ? fread(text, 1, sizeof text - 1, xf) : 0;
+  text[len] = 0;
+  if (xf) fclose(xf);
+  int grids = 0;
+  for (const char *c = text; (c = strstr(c, "TopologyType=\"Polyvertex\"")); ++c) ++grids;
+  CHECK(grids == CH_FRAMES);
+  CHECK(strstr(text, "NumberOfElements=\"12\"") != NULL && strstr(text, "NumberOfElements=\"20\"") != NULL);
+  CHECK(strstr(text, "Name=\"present\"") != NULL && strstr(text, "Name=\"gid\"") != NULL);
+  /* frame 1 shows 14 ids of the [5][20][3] positions */
+  CHECK(strstr(text, "<DataItem Dimensions=\"3 3\" Format=\"XML\">1 0 0 1 1 1 1 14 3</DataItem>") != NULL);
+  CHECK(strstr(text, "Dimensions=\"5 20 3\" NumberType=\"Float\"") != NULL);
+}
+
+static void test_changing_set(void) {
+  const char *out = scratch("changing.h5");
+  sg_scene all;
+  make_scene(&all, 18); /* ids 0..19 */
+  ch_write(&all, out);
+  CHECK(h5_open_objects() == 0);
+  CHECK(root_int_attr(out, "complete") == 1);
+  ch_check_frames(out);
+  ch_check_ids(&all, out);
+  ch_check_log(&all, out, 1);
+  ch_check_log(&all, out, 0);
+  ch_check_stats(out);
+  ch_check_xmf(scratch("changing.xmf"));
+  char *msg = NULL;
+  size_t msz = 0;
+  FILE *mf = open_memstream(&msg, &msz);
+  CHECK_OK(sg_file_info(MPI_COMM_WORLD, out, mf));
+  fclose(mf);
+  if (test_rank() == 0) {
+    printf("%s", msg);
+    CHECK(strstr(msg, "bodies in frames: 12 in the first, 13 in the last; ids used: 20") != NULL);
+    CHECK(strstr(msg, "inserted: 8 bodies") != NULL && strstr(msg, "deleted: 7 bodies") != NULL);
+  }
+  free(msg);
+  sg_scene_destroy(&all);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   scratch_make();
   make_scene(&base, 10);
   test_complete_run();
   test_failed_run();
+  test_changing_set();
   test_open_errors();
   sg_scene_destroy(&base);
   scratch_remove();
