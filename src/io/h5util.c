@@ -199,15 +199,18 @@ sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, i
 
 /* --- datasets ------------------------------------------------------------------------------------ */
 
-sg_err sg_h5_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
-                            const hsize_t *maxdims, const hsize_t *chunk, const char *file,
-                            hid_t *dset) {
+sg_err sg_h5_dataset_create_filled(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
+                                   const hsize_t *maxdims, const hsize_t *chunk, hid_t memtype, const void *fill,
+                                   const char *file, hid_t *dset) {
   *dset = H5I_INVALID_HID;
   hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t space = H5Screate_simple(rank, dims, maxdims);
   sg_err err = SG_OK;
+  /* With a fill, H5D_FILL_TIME_ALLOC: it is written when chunks are allocated, which MPI-IO makes
+   * early (at creation and at each extension), never left to chance. */
   if (lcpl < 0 || dcpl < 0 || space < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
-      H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 || (chunk && H5Pset_chunk(dcpl, rank, chunk) < 0))
+      (chunk && H5Pset_chunk(dcpl, rank, chunk) < 0) || (fill && H5Pset_fill_value(dcpl, memtype, fill) < 0) ||
+      H5Pset_fill_time(dcpl, fill ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER) < 0)
     err = sg_error_set(SG_ERR_LIB, "%s: cannot set up dataset %s", file, name);
   if (!err) {
     *dset = H5Dcreate2(loc, name, ftype, space, lcpl, dcpl, H5P_DEFAULT);
@@ -217,6 +220,12 @@ sg_err sg_h5_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, 
   sg_h5_close(&dcpl);
   sg_h5_close(&lcpl);
   return err;
+}
+
+sg_err sg_h5_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
+                            const hsize_t *maxdims, const hsize_t *chunk, const char *file,
+                            hid_t *dset) {
+  return sg_h5_dataset_create_filled(loc, name, ftype, rank, dims, maxdims, chunk, H5T_NATIVE_DOUBLE, NULL, file, dset);
 }
 
 sg_err sg_h5_extend(hid_t dset, hsize_t n, const char *file, const char *name) {

@@ -42,6 +42,13 @@ sg_err sg_h5_write_vector(hid_t loc, const char *name, hid_t memtype, hid_t ftyp
 sg_err sg_h5_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
                             const hsize_t *maxdims, const hsize_t *chunk, const char *file,
                             hid_t *dset);
+/* The same, its elements read as *fill (of memtype) until written (fill NULL: as
+ * sg_h5_dataset_create). Under MPI-IO HDF5 allocates every chunk when the dataset is created or
+ * extended and writes the fill then, so rows never written (absent bodies, ids above a frame's
+ * extent) read back as the fill on any number of ranks. */
+sg_err sg_h5_dataset_create_filled(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
+                                   const hsize_t *maxdims, const hsize_t *chunk, hid_t memtype, const void *fill,
+                                   const char *file, hid_t *dset);
 /* Grow the first axis of a chunked dataset to n. */
 sg_err sg_h5_extend(hid_t dset, hsize_t n, const char *file, const char *name);
 

@@ -7,14 +7,6 @@
 
 #define SG_TRAJ_SERIES_CHUNK 1024 /* chunk of the 1-D series and of the rows of the event logs */
 
-/* Create a chunked dataset (with missing intermediate groups) whose elements read as *fill (of
- * memtype) until written. Under MPI-IO HDF5 allocates every chunk when the dataset is created or
- * extended and writes the fill value into it then, so rows never written (absent bodies, ids
- * above a frame's extent) read back as the fill value on any number of ranks. Collective. */
-sg_err sg_traj_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
-                              const hsize_t *maxdims, const hsize_t *chunk, hid_t memtype, const void *fill,
-                              const char *file, hid_t *dset);
-
 /* The logs of inserted and deleted bodies (/inserted, /deleted). Events are kept on the rank that
  * recorded them until a flush gathers them to rank 0, which appends them sorted by (time, gid):
  * the file is the same whatever the number of ranks. */

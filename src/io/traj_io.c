@@ -124,29 +124,6 @@ static void writer_free(sg_traj_writer *w) {
   free(w);
 }
 
-sg_err sg_traj_dataset_create(hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims,
-                              const hsize_t *maxdims, const hsize_t *chunk, hid_t memtype, const void *fill,
-                              const char *file, hid_t *dset) {
-  *dset = H5I_INVALID_HID;
-  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  hid_t space = H5Screate_simple(rank, dims, maxdims);
-  sg_err err = SG_OK;
-  /* H5D_FILL_TIME_ALLOC: the fill is written when chunks are allocated, which MPI-IO makes
-   * early (at creation and at each extension), never left to chance. */
-  if (lcpl < 0 || dcpl < 0 || space < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
-      H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_fill_value(dcpl, memtype, fill) < 0 ||
-      H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) < 0)
-    err = sg_error_set(SG_ERR_LIB, "%s: cannot set up dataset %s", file, name);
-  if (!err) {
-    *dset = H5Dcreate2(loc, name, ftype, space, lcpl, dcpl, H5P_DEFAULT);
-    if (*dset < 0) err = sg_error_set(SG_ERR_IO, "%s: cannot create dataset %s", file, name);
-  }
-  sg_h5_close(&space);
-  sg_h5_close(&dcpl);
-  sg_h5_close(&lcpl);
-  return err;
-}
-
 static sg_err create_series(sg_traj_writer *w, const char *name, hid_t ftype, hid_t *d) {
   hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = SG_TRAJ_SERIES_CHUNK;
   return sg_h5_dataset_create(w->file, name, ftype, 1, &dims, &maxdims, &chunk, w->path, d);
@@ -179,11 +156,11 @@ static sg_err create_frames(sg_traj_writer *w, const sg_scene *s) {
     hsize_t k3 = (hsize_t)frame_fields[k].ncols;
     hsize_t dims[3] = {0, n, k3}, maxdims[3] = {H5S_UNLIMITED, H5S_UNLIMITED, k3};
     hsize_t chunk[3] = {1, frame_chunk_rows(hint, sizeof(double) * k3), k3};
-    SG_CHECK(sg_traj_dataset_create(w->file, frame_fields[k].name, H5T_IEEE_F64LE, 3, dims, maxdims, chunk,
+    SG_CHECK(sg_h5_dataset_create_filled(w->file, frame_fields[k].name, H5T_IEEE_F64LE, 3, dims, maxdims, chunk,
                                     H5T_NATIVE_DOUBLE, &nan, w->path, &w->d_frame[k]));
   }
   hsize_t dims[2] = {0, n}, maxdims[2] = {H5S_UNLIMITED, H5S_UNLIMITED}, chunk[2] = {1, frame_chunk_rows(hint, 1)};
-  return sg_traj_dataset_create(w->file, "frames/present", H5T_STD_U8LE, 2, dims, maxdims, chunk, H5T_NATIVE_UCHAR,
+  return sg_h5_dataset_create_filled(w->file, "frames/present", H5T_STD_U8LE, 2, dims, maxdims, chunk, H5T_NATIVE_UCHAR,
                                 &zero, w->path, &w->d_present);
 }
 
@@ -197,7 +174,7 @@ static sg_err create_ids(sg_traj_writer *w) {
   for (int k = 0; k < ID_COUNT; ++k) {
     hsize_t c = (hsize_t)id_fields[k].ncols;
     hsize_t dims[2] = {(hsize_t)w->n, c}, maxdims[2] = {H5S_UNLIMITED, c}, chunk[2] = {SG_TRAJ_SERIES_CHUNK, c};
-    SG_CHECK(sg_traj_dataset_create(w->file, id_fields[k].name, file_type(id_fields[k].kind), c ? 2 : 1, dims,
+    SG_CHECK(sg_h5_dataset_create_filled(w->file, id_fields[k].name, file_type(id_fields[k].kind), c ? 2 : 1, dims,
                                     maxdims, chunk, mem_type(id_fields[k].kind), fill[k], w->path, &w->d_ids[k]));
   }
   return SG_OK;
