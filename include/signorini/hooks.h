@@ -31,7 +31,9 @@ typedef struct {
 } sg_body_events;
 sg_err sg_body_events_push(sg_body_events *e, const sg_scene *s, int i, double time);
 
-/* The step's flow of bodies, global (the same on every rank; masses summed reproducibly). */
+/* The step's flow of bodies, global (the same on every rank; masses summed reproducibly). A hook
+ * that inserts or deletes moving bodies must count them here: the stepper's count of moving
+ * bodies follows the tally. */
 typedef struct {
   long long inserted, deleted;
   double mass_inserted, mass_deleted;

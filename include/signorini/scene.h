@@ -129,6 +129,9 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src);
 /* Mass and principal inertia of every body (of body i) from its shape, size and density. */
 sg_err sg_scene_update_mass(sg_scene *s);
 sg_err sg_body_update_mass(sg_scene *s, int i);
+/* Mass of a sphere of density rho and radius r (the one expression every mass of a sphere uses, so
+ * that masses tallied apart from the scene are the same bits). */
+static inline double sg_sphere_mass(double rho, double r) { return rho * 4.0 / 3.0 * 3.14159265358979323846 * r * r * r; }
 /* Remove the bodies with drop[i] != 0, keeping the others in their order (n_owned follows). */
 void sg_scene_remove_bodies(sg_scene *s, const unsigned char *drop);
 

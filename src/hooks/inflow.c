@@ -51,9 +51,6 @@ static double body_radius(const sg_region *r, int64_t j) {
   return r->radius_min + (r->radius_max - r->radius_min) * draw(r->seed, j, -1, 0, 3);
 }
 
-/* The same expression as sg_body_update_mass, so that the tally equals the bodies' masses. */
-static double sphere_mass(double rho, double rad) { return rho * 4.0 / 3.0 * M_PI * rad * rad * rad; }
-
 /* Is body j (mass m_j; mass_before inserted before it) due by time t? */
 static int is_due(const sg_region *r, double t, int64_t j, double mass_before, double m_j) {
   if (t <= r->t_start) return 0;
@@ -199,7 +196,7 @@ static sg_err insert(inflow *f, const sg_region *r, const sg_hook_context *ctx, 
 static long long count_waiting(const sg_region *r, double t, int64_t j, double mass) {
   long long w = 0;
   for (; w < MAX_WAITING_COUNTED; ++w, ++j) {
-    double m = sphere_mass(r->density, body_radius(r, j));
+    double m = sg_sphere_mass(r->density, body_radius(r, j));
     if (!is_due(r, t, j, mass, m)) break;
     mass += m;
   }
@@ -222,7 +219,7 @@ static sg_err inflow_run(sg_hook *h, sg_hook_stage stage, const sg_hook_context 
   (void)stage;
   inflow *f = h->data;
   const sg_region *r = &ctx->s->regions[f->region];
-  double m_next = sphere_mass(r->density, body_radius(r, f->n_inserted));
+  double m_next = sg_sphere_mass(r->density, body_radius(r, f->n_inserted));
   if (!is_due(r, ctx->t1, f->n_inserted, f->mass_inserted, m_next)) { /* the same answer on every rank */
     report_fullness(f, ctx, 0);
     return SG_OK;
@@ -233,7 +230,7 @@ static sg_err inflow_run(sg_hook *h, sg_hook_stage stage, const sg_hook_context 
   sg_err err = SG_OK;
   for (;;) {
     int64_t j = f->n_inserted;
-    double rad = body_radius(r, j), m = sphere_mass(r->density, rad), x[3];
+    double rad = body_radius(r, j), m = sg_sphere_mass(r->density, rad), x[3];
     if (!is_due(r, ctx->t1, j, f->mass_inserted, m) || !find_room(f, r, ctx->s, j, rad, x)) break;
     err = insert(f, r, ctx, x, rad);
     if (err) break;

@@ -126,7 +126,7 @@ void sg_regions_least_body(const sg_scene *s, double *mass, double *size) {
     const sg_region *r = &s->regions[k];
     if (r->kind != SG_REGION_INFLOW) continue;
     double rad = r->radius_min;
-    *mass = fmin(*mass, r->density * 4.0 / 3.0 * M_PI * rad * rad * rad);
+    *mass = fmin(*mass, sg_sphere_mass(r->density, rad));
     *size = fmin(*size, rad);
   }
 }

@@ -124,7 +124,7 @@ sg_err sg_body_update_mass(sg_scene *s, int i) {
   switch (s->shape[i]) {
     case SG_SHAPE_SPHERE: {
       double r = d[0];
-      m = rho * 4.0 / 3.0 * M_PI * r * r * r;
+      m = sg_sphere_mass(rho, r);
       I[0] = I[1] = I[2] = 0.4 * m * r * r;
       break;
     }
@@ -139,7 +139,7 @@ sg_err sg_body_update_mass(sg_scene *s, int i) {
     case SG_SHAPE_CAPSULE: {
       /* cylinder of length 2h plus two hemispheres (a sphere), axis along local z */
       double r = d[0], h = d[1], L = 2 * h;
-      double mc = rho * M_PI * r * r * L, ms = rho * 4.0 / 3.0 * M_PI * r * r * r;
+      double mc = rho * M_PI * r * r * L, ms = sg_sphere_mass(rho, r);
       m = mc + ms;
       double Iz = mc * r * r / 2 + 0.4 * ms * r * r;
       /* hemisphere centroid at 3r/8 from its flat face; parallel-axis to the capsule centre */

@@ -19,7 +19,7 @@ static void release_free_memory(void) {
 #endif
 }
 
-void sg_stepper_count_moving(sg_stepper *st) {
+static void count_moving(sg_stepper *st) {
   long long n = 0;
   for (int i = 0; i < st->s->n; ++i) n += !st->s->fixed[i];
   MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_LONG_LONG, MPI_SUM, st->comm);
@@ -33,7 +33,7 @@ sg_err sg_stepper_partition_initial(sg_stepper *st) {
   sg_scene *s = st->s;
   SG_CHECK(sg_error_collective(comm, sg_scene_keep_block(comm, s)));
   SG_CHECK(sg_error_collective(comm, sg_scene_create(&st->ghosts, 16, s->n_materials)));
-  sg_stepper_count_moving(st);
+  count_moving(st);
   if (st->size == 1) return SG_OK;
   int *owner = sg_calloc((size_t)s->n + 1, sizeof *owner, "owners");
   sg_err err = sg_error_collective(comm, owner ? SG_OK : SG_ERR_MEM);

@@ -137,12 +137,14 @@ static sg_err solve_and_integrate(sg_stepper *st, const sg_hook_context *ctx, sg
   return SG_OK;
 }
 
-/* Hooks of a stage that may insert or delete bodies, then the global count of moving bodies. */
+/* Hooks of a stage that may insert or delete bodies; the global count of moving bodies follows
+ * their tally (the same on every rank: no reduction). */
 static sg_err run_flow_hooks(sg_stepper *st, sg_hook_stage stage, sg_hook_context *ctx) {
   if (!sg_hooks_act_at(&st->hooks, stage)) return SG_OK;
   ctx->n_held = st->s->n;
+  const long long before = ctx->tally->inserted - ctx->tally->deleted;
   SG_CHECK(sg_hooks_run(&st->hooks, stage, ctx));
-  sg_stepper_count_moving(st);
+  st->n_moving_global += ctx->tally->inserted - ctx->tally->deleted - before;
   return SG_OK;
 }
 

@@ -75,8 +75,6 @@ static inline int sg_stepper_owns(const sg_stepper *st, int i) { return i < st->
 
 /* exchange.c */
 sg_err sg_stepper_partition_initial(sg_stepper *st);
-/* The number of moving bodies over all ranks, after hooks inserted or deleted some. Collective. */
-void sg_stepper_count_moving(sg_stepper *st);
 /* A repartition when its trigger fires (every rank takes the same decision). */
 sg_err sg_stepper_maybe_repartition(sg_stepper *st);
 /* Ghosts appended to the scene, and every body's owner rank in st->ws_owner. */
