@@ -59,6 +59,12 @@ sg_err sg_h5_extend(hid_t dset, hsize_t n, const char *file, const char *name);
 sg_err sg_h5_write_rows(hid_t dset, hid_t memtype, long long frame, int ncols, int count,
                         const int64_t *gid, const void *data, hid_t dxpl, const char *file,
                         const char *name);
+/* The same, the rows first moved so that each rank writes one contiguous block of the row axis
+ * (h5_rows.c): use it where the ids a rank holds are scattered. With a fill (one row of memtype),
+ * the rows of the block no rank gives are written as the fill; without, they are left alone. */
+sg_err sg_h5_write_rows_blocked(MPI_Comm comm, hid_t dset, hid_t memtype, long long frame, int ncols, int count,
+                                const int64_t *gid, const void *data, const void *fill, hid_t dxpl, const char *file,
+                                const char *name);
 /* Collective write of elements [start, start + count) of a 1-D dataset from the ranks with
  * write = 1; the others take part without writing. */
 sg_err sg_h5_write_range(hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,

@@ -17,7 +17,7 @@ const sg_body_field sg_body_fields[SG_F_COUNT] = {
 
 /* One per-body field: the bodies this rank writes, packed in the plan's order, at its rows. buf
  * holds a row of every field for each of them (at most 6 values of at most 8 bytes). */
-static sg_err write_field(hid_t loc, const char *file, const sg_scene *s, const sg_io_rows *r, int f,
+static sg_err write_field(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, const sg_io_rows *r, int f,
                           unsigned char *buf, hid_t dxpl) {
   const void *data[SG_F_COUNT] = {s->shape, s->size, s->material, s->fixed, s->density, s->pos, s->quat, s->vel};
   const sg_body_field *bf = &sg_body_fields[f];
@@ -31,8 +31,9 @@ static sg_err write_field(hid_t loc, const char *file, const sg_scene *s, const 
     for (int k = 0; k < r->count; ++k) buf[k] = buf[k] != 0;
   hsize_t dims[2] = {(hsize_t)r->n, (hsize_t)bf->ncols};
   hid_t d;
-  sg_err err = sg_h5_dataset_create(loc, bf->name, ftype, bf->ncols ? 2 : 1, dims, NULL, NULL, file, &d);
-  if (!err) err = sg_h5_write_rows(d, mtype, -1, bf->ncols, r->count, r->row, buf, dxpl, file, bf->name);
+  sg_err err = sg_error_collective(comm, sg_h5_dataset_create(loc, bf->name, ftype, bf->ncols ? 2 : 1, dims, NULL, NULL,
+                                                             file, &d));
+  if (!err) err = sg_h5_write_rows_blocked(comm, d, mtype, -1, bf->ncols, r->count, r->row, buf, NULL, dxpl, file, bf->name);
   sg_h5_close(&d);
   return err;
 }
@@ -64,7 +65,7 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   if (err) return err; /* collective */
   unsigned char *buf = sg_calloc((size_t)r.count + 1, 6 * sizeof(double), "rows to write");
   err = sg_error_collective(comm, buf ? SG_OK : SG_ERR_MEM);
-  for (int f = 0; f < SG_F_COUNT && !err; ++f) err = write_field(loc, file, s, &r, f, buf, dxpl);
+  for (int f = 0; f < SG_F_COUNT && !err; ++f) err = write_field(comm, loc, file, s, &r, f, buf, dxpl);
   if (!err) err = write_ids(loc, file, &r, dxpl);
   free(buf);
   sg_io_rows_free(&r);

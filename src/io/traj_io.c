@@ -385,8 +385,10 @@ static sg_err append_value(sg_traj_writer *w, hid_t d, const char *name, hsize_t
 static sg_err write_frame_field(sg_traj_writer *w, int k, hsize_t f, int mine, const int64_t *gid, const double *data) {
   const char *name = frame_fields[k].name;
   SG_CHECK(sg_error_collective(w->comm, sg_h5_extend(w->d_frame[k], f + 1, w->path, name)));
-  return sg_error_collective(w->comm, sg_h5_write_rows(w->d_frame[k], H5T_NATIVE_DOUBLE, (long long)f,
-                                                       frame_fields[k].ncols, mine, gid, data, w->dxpl, w->path, name));
+  const double nan_row[6] = {NAN, NAN, NAN, NAN, NAN, NAN}; /* absent ids: the datasets' fill */
+  return sg_error_collective(w->comm, sg_h5_write_rows_blocked(w->comm, w->d_frame[k], H5T_NATIVE_DOUBLE, (long long)f,
+                                                               frame_fields[k].ncols, mine, gid, data, nan_row, w->dxpl,
+                                                               w->path, name));
 }
 
 /* Row f of /frames/present, [0, ext) of it, from rank 0's copy of the map (collective, agreed). */
@@ -462,8 +464,9 @@ static sg_err write_ids(sg_traj_writer *w, const sg_scene *s, long long ext) {
   sg_err err = sg_error_collective(w->comm, pick_new(w, s, &r));
   const void *data[ID_COUNT] = {NULL, r.shape, r.size, r.material, r.fixed, r.density};
   for (int k = ID_SHAPE; k < ID_COUNT && !err; ++k)
-    err = sg_error_collective(w->comm, sg_h5_write_rows(w->d_ids[k], mem_type(id_fields[k].kind), -1, id_fields[k].ncols,
-                                                        r.n, r.gid, data[k], w->dxpl, w->path, id_fields[k].name));
+    err = sg_error_collective(w->comm, sg_h5_write_rows_blocked(w->comm, w->d_ids[k], mem_type(id_fields[k].kind), -1, id_fields[k].ncols,
+                                                                r.n, r.gid, data[k], NULL, w->dxpl, w->path,
+                                                                id_fields[k].name));
   id_rows_free(&r);
   if (err) return err;
   for (long long g = 0; g < ext; ++g) w->seen[g] |= w->present[g];
