@@ -18,7 +18,7 @@
 typedef struct {
   MPI_Comm comm;
   int rank, size;
-  char prefix[32];         /* options prefix, e.g. "canal_" */
+  char prefix[64];         /* options prefix, e.g. "canal_" or "ref_canal_" */
   /* global numbering of v: subsystems sorted by owner rank (stable), so each rank's rows are contiguous */
   int n_v, n_sub;
   int *gofs;               /* [n_sub] global row of subsystem j's first unknown */

@@ -15,6 +15,11 @@ sg_err sg_opt_string(const char *name, const char *def, const char *help, char *
 sg_err sg_opt_choice(const char *name, const char *def, const char *choices, const char *help,
                      char *out, size_t len);
 
+/* Until the pop, every accessor reads "-<prefix>name" for "-name" (one object's options, as a PETSc
+ * object's prefix); one prefix at a time. */
+sg_err sg_opt_push_prefix(const char *prefix);
+void sg_opt_pop_prefix(void);
+
 int sg_opt_help_requested(void);
 void sg_opt_print_help(FILE *f, const char *title);
 /* Error (SG_ERR_ARG) naming the first option given but never queried. */

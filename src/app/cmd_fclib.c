@@ -74,6 +74,7 @@ static sg_err solve_global(MPI_Comm comm, const char *path, const fclib_options 
   if (!err) err = sg_solver_create(MPI_COMM_SELF, o->solver, &solver);
   if (!err) err = sg_solver_set_from_options(solver);
   if (!err) err = sg_opt_check_unused(); /* before the solve: a mistyped option costs nothing */
+  if (!err && solver->view && rank == 0) sg_solver_view(solver, stdout);
   if (!err) {
     v = sg_calloc((size_t)fp->n + 1, sizeof *v, "velocities");
     vf = sg_calloc((size_t)fp->n + 1, sizeof *vf, "velocities");
@@ -115,12 +116,12 @@ static sg_err solve_global(MPI_Comm comm, const char *path, const fclib_options 
   free(v2); free(vf2);
   if (!err && rank == 0 && measure->local) {
     printf("  solver       %s, tol %g, max_it %d\n", o->solver, solver->tol, solver->max_it);
-    printf("  iterations   %d (%s)\n", info.iterations, info.converged ? "converged" : "not converged");
+    printf("  iterations   %d (%s)\n", info.iterations, sg_converged_reason_name(info.reason));
     printf("  time         %.4f s\n", t);
     printf("  nat          %.3e (of the local problem u = W r + q)\n", nat);
   } else if (!err && rank == 0) {
     printf("  solver       %s, tol %g, max_it %d\n", o->solver, solver->tol, solver->max_it);
-    printf("  iterations   %d (%s)\n", info.iterations, info.converged ? "converged" : "not converged");
+    printf("  iterations   %d (%s)\n", info.iterations, sg_converged_reason_name(info.reason));
     printf("  time         %.4f s\n", t);
     printf("  nat          %.3e\n  dyn          %.3e\n  nat + dyn    %.3e\n", nat, dyn, nat + dyn);
     printf("  paper metric %.3e (paper 002 Sec. VII)\n", metric);

@@ -158,6 +158,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err) err = sg_solver_set_from_options(solver);
   if (!err) err = sg_opt_check_unused();
   if (!err) err = sg_fault_setup();
+  if (!err && solver->view && rank == 0) sg_solver_view(solver, stdout);
   err = sg_error_collective(comm, err);
   if (!err) err = sg_error_collective(comm, check_checkpoint_path(comm, &o, scene_path));
   if (!err) err = sg_error_collective(comm, sg_fclib_dump_check(&o.dump, start_step, n_total, scene_path, o.out, o.checkpoint));

@@ -27,6 +27,25 @@ static void remember(const char *name, const char *def, const char *help) {
 
 void sg_opt_reset_registry(void) { g_nopts = 0; }
 
+/* The prefix of the object whose options are being read (PETSc's per-object prefixes): "-tol" is
+ * looked up as "-<prefix>tol". */
+static char g_prefix[32];
+
+sg_err sg_opt_push_prefix(const char *prefix) {
+  if (g_prefix[0]) return sg_error_set(SG_ERR_ARG, "options prefix '%s' is already set", g_prefix);
+  if (strlen(prefix) >= sizeof g_prefix) return sg_error_set(SG_ERR_ARG, "options prefix '%s' is too long", prefix);
+  snprintf(g_prefix, sizeof g_prefix, "%s", prefix);
+  return SG_OK;
+}
+
+void sg_opt_pop_prefix(void) { g_prefix[0] = 0; }
+
+static const char *prefixed(const char *name, char *buf, size_t len) {
+  if (!g_prefix[0] || name[0] != '-') return name;
+  snprintf(buf, len, "-%s%s", g_prefix, name + 1);
+  return buf;
+}
+
 /* Raw string value; *found = 0 when absent. A flag given without a value reads as "". */
 static sg_err get_raw(const char *name, char *buf, size_t len, int *found) {
   PetscBool set = PETSC_FALSE;
@@ -44,6 +63,8 @@ static sg_err lookup(const char *name, const char *def_text, const char *help, c
 }
 
 sg_err sg_opt_real(const char *name, double def, double lo, double hi, const char *help, double *out) {
+  char full[96];
+  name = prefixed(name, full, sizeof full);
   char d[64], buf[256];
   int found = 0;
   snprintf(d, sizeof d, "%g", def);
@@ -62,6 +83,8 @@ sg_err sg_opt_real(const char *name, double def, double lo, double hi, const cha
 }
 
 sg_err sg_opt_int(const char *name, long def, long lo, long hi, const char *help, long *out) {
+  char full[96];
+  name = prefixed(name, full, sizeof full);
   char d[64], buf[256];
   int found = 0;
   snprintf(d, sizeof d, "%ld", def);
@@ -79,6 +102,8 @@ sg_err sg_opt_int(const char *name, long def, long lo, long hi, const char *help
 }
 
 sg_err sg_opt_bool(const char *name, int def, const char *help, int *out) {
+  char full[96];
+  name = prefixed(name, full, sizeof full);
   char buf[64];
   int found = 0;
   remember(name, def ? "true" : "false", help);
@@ -94,6 +119,8 @@ sg_err sg_opt_bool(const char *name, int def, const char *help, int *out) {
 }
 
 sg_err sg_opt_string(const char *name, const char *def, const char *help, char *out, size_t len, int *set) {
+  char full[96];
+  name = prefixed(name, full, sizeof full);
   char buf[4096];
   int found = 0;
   remember(name, def ? def : "", help);
@@ -108,9 +135,10 @@ sg_err sg_opt_string(const char *name, const char *def, const char *help, char *
 
 sg_err sg_opt_choice(const char *name, const char *def, const char *choices, const char *help,
                      char *out, size_t len) {
-  char h[192];
+  char h[192], full[96];
   snprintf(h, sizeof h, "%s (%s)", help, choices);
   SG_CHECK(sg_opt_string(name, def, h, out, len, NULL));
+  name = prefixed(name, full, sizeof full);
   const char *c = choices;
   size_t n = strlen(out);
   while (*c) {

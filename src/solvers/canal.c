@@ -96,6 +96,7 @@ typedef struct {
   double *chol;                           /* Cholesky scratch for the effective masses */
   int cap_chol;
   long newton_total;                      /* Newton steps since creation */
+  double mmax;                            /* largest effective mass of a constraint (setup) */
 } canal;
 
 static PetscLogStage g_stage_assembly = -1, g_stage_ksp = -1;
@@ -343,10 +344,15 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
   }
   /* choose_sub_pc() picks the sub-PC per problem (by the local size); the database default is
    * taken back, so choose_sub_pc sets the type before any factorization */
-  SG_CHECK(sg_newton_init_auto_sub_pc(&c->ns, s->comm, "canal_", "sub_pc_factor_mat_ordering_type", &c->sub_pc_user,
+  char prefix[64], solver_type[96], sub_type[96], rtol[96];
+  sg_solver_prefixed(s, "canal_", prefix, sizeof prefix);
+  snprintf(solver_type, sizeof solver_type, "-%ssub_pc_factor_mat_solver_type", prefix);
+  snprintf(sub_type, sizeof sub_type, "-%ssub_pc_type", prefix);
+  snprintf(rtol, sizeof rtol, "-%sksp_rtol", prefix);
+  SG_CHECK(sg_newton_init_auto_sub_pc(&c->ns, s->comm, prefix, "sub_pc_factor_mat_ordering_type", &c->sub_pc_user,
                                       &c->factor_user));
   PetscBool has_solver = PETSC_FALSE;
-  if (PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_factor_mat_solver_type", &has_solver))
+  if (PetscOptionsHasName(NULL, NULL, solver_type, &has_solver))
     return sg_error_set(SG_ERR_LIB, "CANAL: options database");
   c->factor_user |= has_solver == PETSC_TRUE;
   c->ns_ready = 1;
@@ -355,8 +361,7 @@ static sg_err ensure_newton(canal *c, sg_solver *s) {
   PetscBool set = PETSC_FALSE, sub = PETSC_FALSE;
   /* the sub-PC default that sg_newton_init put in the database is read only at the first KSPSetUp:
    * query it here so that the unused-option check (before the first solve) accepts it */
-  if (PetscOptionsHasName(NULL, NULL, "-canal_sub_pc_type", &sub) ||
-      PetscOptionsHasName(NULL, NULL, "-canal_ksp_rtol", &set))
+  if (PetscOptionsHasName(NULL, NULL, sub_type, &sub) || PetscOptionsHasName(NULL, NULL, rtol, &set))
     return sg_error_set(SG_ERR_LIB, "CANAL: options database");
   /* the other -canal_sub_* options are marked used by sg_ksp_create */
   if (!set && KSPSetTolerances(c->ns.ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT))
@@ -371,20 +376,28 @@ static sg_err choose_sub_pc(canal *c) {
   return sg_newton_choose_sub_pc(c->ns.ksp, "CANAL", c->direct_max, !c->factor_user, !c->factor_user);
 }
 
-static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+/* Work arrays, H's numbering and preallocation, and the effective masses: fixed during a solve. */
+static sg_err canal_setup(sg_solver *s, const sg_problem *p) {
   canal *c = s->data;
-  int rank, size;
-  MPI_Comm_rank(s->comm, &rank);
+  int size;
   MPI_Comm_size(s->comm, &size);
   if (size > 1 && !p->has_owners) return sg_error_set(SG_ERR_ARG, "CANAL: a problem on %d ranks needs subsystem owners", size);
-  if (p->n_sub == 0) { info->converged = 1; return SG_OK; }
-  const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  if (p->n_sub == 0) return SG_OK;
   double t0 = MPI_Wtime();
   SG_CHECK(ensure_work(c, p));
   SG_CHECK(ensure_newton(c, s));
   SG_CHECK(sg_newton_setup(&c->ns, p));
-  double mmax = 1.0;
-  SG_CHECK(max_effective_mass(c, p, &mmax));
+  c->mmax = 1.0;
+  SG_CHECK(max_effective_mass(c, p, &c->mmax));
+  sg_timer_add(SG_PHASE_FACTOR, t0);
+  return SG_OK;
+}
+
+static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  canal *c = s->data;
+  if (p->n_sub == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
+  const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  const double mmax = c->mmax;
   /* beta is a mass (lambda* = -beta J v): beta_rel = 100 times the stiffest constraint's effective
    * mass makes every AL loop contract the constraint error by about 1/(1 + beta W_ii) <= 1/100, as
    * the paper's 1e4 does for its 0.1-5 kg bodies, whatever the units of A. */
@@ -401,7 +414,6 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
   double inner_tol = c->newton_tol * bscale;
   if (s->tol > 0) inner_tol = fmin(inner_tol, 0.5 * s->tol);
   inner_tol = fmax(inner_tol, 64 * DBL_EPSILON * bscale); /* what round-off lets r reach */
-  sg_timer_add(SG_PHASE_FACTOR, t0);
 
   /* warm start (Alg. 1 line 2): vhat^0 = v, u^0 = -lambda, z^0 = J vhat^0 */
   memcpy(c->v, v, (size_t)nv * sizeof(double));
@@ -413,6 +425,7 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
   }
   double theta_p = INFINITY, theta_d = INFINITY, al_prev = INFINITY;
   int it = 0, newton_its = 0, ksp_its = 0;
+  sg_converged_reason reason = SG_SOLVE_ITERATING;
   for (;;) {
     double ti = MPI_Wtime();
     /* (21): frozen De Saxce term from z^l */
@@ -503,11 +516,11 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
     /* a good AL iterate: hand it to the caller now, so that a later failure leaves this state */
     memcpy(v, c->v, (size_t)nv * sizeof(double));
     memcpy(lambda, c->lam, (size_t)nrow * sizeof(double));
-    if (s->monitor && rank == 0)
-      printf("  canal %4d  theta_p %.3e  theta_d %.3e  beta %.3e  newton %d  (total newton %d, ksp %d)\n", it, theta_p,
-             theta_d, beta, k_newton, newton_its, ksp_its);
-    if (theta_p + theta_d < s->tol || p->n_con == 0) { info->converged = 1; break; }
-    if (s->max_it > 0 && it >= s->max_it) break;
+    char extra[96] = "";
+    if (s->monitor_fn)
+      snprintf(extra, sizeof extra, "beta %.3e  newton %d  (total newton %d, ksp %d)", beta, k_newton, newton_its, ksp_its);
+    reason = p->n_con == 0 ? SG_CONVERGED_TRIVIAL : sg_solver_test(s, it, theta_p, theta_d, extra);
+    if (reason != SG_SOLVE_ITERATING) break;
     /* (27), only after an inner loop that met its stopping test; after one that hit its Newton cap,
      * beta steps back instead (safeguard, ours; the top comment says why) */
     if (!inner_done) beta = fmax(beta / c->kappa, beta_first);
@@ -515,6 +528,7 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
     al_prev = al;
   }
   c->newton_total += newton_its;
+  info->reason = reason;
   info->iterations = it;
   info->residual_primal = theta_p;
   info->residual_dual = theta_d;
@@ -523,11 +537,22 @@ static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *
   return SG_OK;
 }
 
+static void canal_view(const sg_solver *s, FILE *f) {
+  const canal *c = s->data;
+  if (c->beta0 > 0) fprintf(f, "  initial beta %g\n", c->beta0);
+  else fprintf(f, "  initial beta %g x the largest effective mass\n", c->beta_rel);
+  fprintf(f, "  kappa %g, zeta %g, beta_max %g (relative %g)\n", c->kappa, c->zeta, c->beta_max, c->beta_max_rel);
+  fprintf(f, "  Newton: tol %g, at most %d per AL loop, inexact %g; direct sub-PC up to %ld rows; KSP prefix %s\n",
+          c->newton_tol, c->newton_max_it, c->eta, c->direct_max, c->ns_ready ? c->ns.prefix : "(not created)");
+}
+
 const sg_solver_ops sg_solver_canal_ops = {
   .name = "canal",
   .description = "cascaded Newton-based augmented Lagrangian (paper 002 Alg. 1), PETSc Newton systems",
   .create = canal_create,
   .set_from_options = canal_set_from_options,
+  .setup = canal_setup,
+  .view = canal_view,
   .solve = canal_solve,
   .destroy = canal_destroy,
 };

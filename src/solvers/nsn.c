@@ -80,9 +80,9 @@
  * Stopping: with theta_p = max over constraints of the natural-map residual in velocity units
  *   normal/hard |min(c, r lambda)|, friction ||r lambda_t - P_{|x| <= r mu lambda_n^+}(r lambda_t - u_t)||,
  *   soft r |c_s J v + lambda + k e|,
- * (zero exactly at a solution; the same units as SubADMM's theta_p), and theta_d = max over unknowns
- * of |(A v - b - J^T lambda)_k| / A_kk (the dynamics residual as a velocity), the solve stops when
- * theta_p + theta_d < -solver_tol, or after -solver_max_it Newton steps (0: no cap). Reported:
+ * (zero exactly at a solution; the same units as SubADMM's theta_p), and theta_d = max over
+ * subsystems of ||A_j v_j - b_j - sum_i J_ij^T lambda_i|| (the momentum residual), the shared test
+ * (solver.h) stops when theta_p + theta_d < -solver_tol, or after -solver_max_it Newton steps. Reported:
  * residual_primal = theta_p, residual_dual = theta_d, iterations = Newton steps.
  * A non-finite residual or step is SG_ERR_NUMERIC; the caller's v and lambda then hold the last
  * iterate whose residual was finite. -log_view shows the stages "NSN setup", "NSN Newton", "NSN linear". */
@@ -177,7 +177,8 @@ static void nsn_destroy(sg_solver *s) {
 /* The KSP (CR + Jacobi unless the options say otherwise) with NSN's default tolerances. */
 static sg_err make_ksp(sg_solver *s, nsn *d) {
   if (d->ksp) return SG_OK;
-  SG_CHECK(sg_ksp_create(s->comm, "nsn_", d->exact ? KSPGMRES : KSPCR, PCJACOBI, NULL, &d->ksp));
+  char prefix[64];
+  SG_CHECK(sg_ksp_create(s->comm, sg_solver_prefixed(s, "nsn_", prefix, sizeof prefix), d->exact ? KSPGMRES : KSPCR, PCJACOBI, NULL, &d->ksp));
   NSN_PETSC(KSPSetTolerances(d->ksp, 1e-6, PETSC_DEFAULT, PETSC_DEFAULT, 100));
   if (d->exact) NSN_PETSC(KSPGMRESSetRestart(d->ksp, 100)); /* no restart within the 100 iterations */
   NSN_PETSC(KSPSetFromOptions(d->ksp)); /* -nsn_ksp_rtol / -nsn_ksp_max_it override the defaults */
@@ -390,13 +391,11 @@ static void residuals(const nsn *d, const sg_problem *p, double *theta_p, double
     }
     if (!(res <= tp)) tp = res; /* NaN propagates */
   }
-  for (int j = 0; j < p->n_sub; ++j) {
-    int dof = p->sub_dof[j], off = p->sub_off[j];
-    const double *A = p->A + p->sub_aoff[j];
-    for (int a = 0; a < dof; ++a) {
-      double res = fabs(d->g[off + a]) / A[a * dof + a];
-      if (!(res <= td)) td = res;
-    }
+  for (int j = 0; j < p->n_sub; ++j) { /* the momentum residual of the shared test (solver.h) */
+    double g2 = 0;
+    for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) g2 += d->g[k] * d->g[k];
+    double res = sqrt(g2);
+    if (!(res <= td)) td = res;
   }
   *theta_p = tp;
   *theta_d = td;
@@ -535,11 +534,11 @@ static sg_err newton_step(nsn *d, const sg_problem *p, int *its) {
   return SG_OK;
 }
 
-static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+static sg_err nsn_setup(sg_solver *s, const sg_problem *p) {
   nsn *d = s->data;
   MPI_Comm_rank(s->comm, &d->rank);
   MPI_Comm_size(s->comm, &d->size);
-  if (p->n_sub == 0) { info->converged = 1; return SG_OK; }
+  if (p->n_sub == 0) return SG_OK;
   if (!g_stages_registered) {
     NSN_PETSC(PetscLogStageRegister("NSN setup", &g_stage_setup));
     NSN_PETSC(PetscLogStageRegister("NSN Newton", &g_stage_newton));
@@ -547,18 +546,24 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
     g_stages_registered = 1;
   }
   SG_CHECK(make_ksp(s, d));
-  int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
   double t0 = MPI_Wtime();
   d->p = p;
   NSN_PETSC(PetscLogStagePush(g_stage_setup));
   sg_err err = setup(s, d, p);
   PetscLogStagePop();
-  SG_CHECK(err);
   sg_timer_add(SG_PHASE_FACTOR, t0);
+  return err;
+}
+
+static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  nsn *d = s->data;
+  if (p->n_sub == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
+  int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  sg_err err = SG_OK;
   info->refactorizations = 1;
   if (nrow == 0) { /* free motion: v = A^{-1} b */
     apply_ainv(d, p, p->b, v);
-    info->converged = 1;
+    info->reason = SG_CONVERGED_TRIVIAL;
     return SG_OK;
   }
   memcpy(d->vv, v, (size_t)nv * sizeof(double));
@@ -567,6 +572,7 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
   for (int k = 0; k < nrow; ++k) dmax = fmax(dmax, d->D[k]);
   double theta_p = INFINITY, theta_d = INFINITY, theta_f = INFINITY;
   int it = 0, lin_total = 0;
+  sg_converged_reason reason = SG_SOLVE_ITERATING;
   NSN_PETSC(PetscLogStagePush(g_stage_newton));
   for (;;) {
     double ti = MPI_Wtime();
@@ -579,10 +585,10 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
     }
     memcpy(v, d->vv, (size_t)nv * sizeof(double)); /* the last good state */
     memcpy(lambda, d->ll, (size_t)nrow * sizeof(double));
-    if (s->monitor && d->rank == 0)
-      printf("  nsn %4d  theta_p %.3e (friction %.3e)  theta_d %.3e  linear %d\n", it, theta_p, theta_f, theta_d, lin_total);
-    if (theta_p + theta_d < s->tol) { info->converged = 1; break; }
-    if (s->max_it > 0 && it >= s->max_it) break;
+    char extra[64] = "";
+    if (s->monitor_fn) snprintf(extra, sizeof extra, "friction %.3e  linear %d", theta_f, lin_total);
+    reason = sg_solver_test(s, it, theta_p, theta_d, extra);
+    if (reason != SG_SOLVE_ITERATING) break;
     /* adaptive damping (ours): full step after a good contraction, the paper's t otherwise */
     t = theta_p + theta_d <= d->full_step * theta_prev ? 1.0 : d->damping;
     /* adaptive shift (ours, Levenberg-Marquardt like): a stalled step grows eps */
@@ -604,6 +610,7 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
     ++it;
   }
   PetscLogStagePop();
+  info->reason = err ? SG_DIVERGED_NAN : reason;
   info->iterations = it;
   info->residual_primal = theta_p;
   info->residual_dual = theta_d;
@@ -612,11 +619,20 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
   return err;
 }
 
+static void nsn_view(const sg_solver *s, FILE *f) {
+  const nsn *d = s->data;
+  fprintf(f, "  damping %g, full step after a contraction by %g, eps %g (growth %g), W decay %g\n", d->damping, d->full_step,
+          d->eps, d->eps_grow, d->w_decay);
+  fprintf(f, "  friction compliance %s, Jacobian %s\n", d->wmin ? "W_min" : "W_FB", d->exact ? "exact" : "lagged");
+}
+
 const sg_solver_ops sg_solver_nsn_ops = {
   .name = "nsn",
   .description = "non-smooth Newton with Fischer-Burmeister and smooth friction, Schur complement by PCR (paper 001)",
   .create = nsn_create,
   .set_from_options = nsn_set_from_options,
+  .setup = nsn_setup,
+  .view = nsn_view,
   .solve = nsn_solve,
   .destroy = nsn_destroy,
 };

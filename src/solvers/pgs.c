@@ -20,7 +20,7 @@
  * Stopping: theta = max_i w_i ||lambda_i^new - lambda_i^old|| over one sweep, w_i the largest
  * diagonal entry of W_ii, so theta is the largest velocity change (m/s) that one sweep's impulse
  * changes cause at a constraint -- the same units as SubADMM's theta_p (42). The solve stops when
- * theta < -solver_tol. Reported: residual_primal = theta, residual_dual = 0 (exact by construction,
+ * theta < -solver_tol (the shared test, with theta_p = theta, theta_d = 0). Reported: residual_primal = theta, residual_dual = 0 (exact by construction,
  * since vhat = A^{-1}(b + J^T lambda) is maintained). The warm start is lambda; the given v is
  * ignored and overwritten. A sweep is sequential: on several ranks every rank sweeps the whole
  * problem (gathered by the stepper, SG_SOLVER_WHOLE) the same way and gets the same answer. */
@@ -49,11 +49,17 @@ static sg_err pgs_create(sg_solver *s) {
   return SG_OK;
 }
 
-static void pgs_destroy(sg_solver *s) {
+/* Frees the per-problem factors and blocks (sg_solver_reset). */
+static void pgs_reset(sg_solver *s) {
   pgs *d = s->data;
   if (!d) return;
   free(d->Ainv); free(d->M); free(d->moff); free(d->W); free(d->wscale); free(d->tmp);
-  free(d);
+  memset(d, 0, sizeof *d);
+}
+
+static void pgs_destroy(sg_solver *s) {
+  pgs_reset(s);
+  free(s->data);
   s->data = NULL;
 }
 
@@ -73,7 +79,7 @@ static inline void apply_inv(const pgs *d, const sg_problem *p, int j, const dou
 }
 
 /* Factors, M blocks and Delassus diagonal blocks: fixed during a solve. */
-static sg_err setup(pgs *d, const sg_problem *p) {
+static sg_err factor_blocks(pgs *d, const sg_problem *p) {
   int npair = p->n_con ? p->con_pair[p->n_con] : 0, maxd = 0, nm = 0;
   for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
   SG_CHECK(sg_grow((void **)&d->Ainv, &d->cap_a, p->sub_aoff[p->n_sub], sizeof(double), "PGS factors"));
@@ -235,13 +241,18 @@ static double sweep(const pgs *d, const sg_problem *p, double *v, double *lambda
   return theta;
 }
 
+static sg_err pgs_setup(sg_solver *s, const sg_problem *p) {
+  if (p->n_sub == 0) return SG_OK;
+  double t0 = MPI_Wtime();
+  sg_err err = factor_blocks(s->data, p);
+  sg_timer_add(SG_PHASE_FACTOR, t0);
+  return err;
+}
+
 static sg_err pgs_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
   pgs *d = s->data;
-  int rank;
-  MPI_Comm_rank(s->comm, &rank);
-  if (p->n_sub == 0) { info->converged = 1; return SG_OK; }
+  if (p->n_sub == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
   double t0 = MPI_Wtime();
-  SG_CHECK(setup(d, p));
   /* vhat = A^{-1}(b + J^T lambda) from the warm start */
   int nv = sg_problem_n_v(p);
   memcpy(v, p->b, (size_t)nv * sizeof(double));
@@ -249,24 +260,29 @@ static sg_err pgs_solve(sg_solver *s, const sg_problem *p, double *v, double *la
   for (int j = 0; j < p->n_sub; ++j) apply_inv(d, p, j, v + p->sub_off[j], v + p->sub_off[j]);
   sg_timer_add(SG_PHASE_FACTOR, t0);
   info->refactorizations = 1;
-  if (p->n_con == 0) { info->converged = 1; return SG_OK; }
+  if (p->n_con == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
   int it = 0;
   double theta = INFINITY;
-  for (;;) {
+  sg_converged_reason reason = SG_SOLVE_ITERATING;
+  while (reason == SG_SOLVE_ITERATING) {
     double ti = MPI_Wtime();
     theta = sweep(d, p, v, lambda);
     sg_timer_add(SG_PHASE_ITERATE, ti);
     sg_timers.iterations += 1;
     ++it;
-    if (s->monitor && rank == 0) printf("  pgs %4d  theta %.3e\n", it, theta);
-    if (!isfinite(theta)) return sg_error_set(SG_ERR_NUMERIC, "PGS diverged at sweep %d", it);
-    if (theta < s->tol) { info->converged = 1; break; }
-    if (s->max_it > 0 && it >= s->max_it) break;
+    reason = sg_solver_test(s, it, theta, 0.0, "");
   }
+  info->reason = reason;
   info->iterations = it;
   info->residual_primal = theta;
   info->residual_dual = 0;
+  if (reason == SG_DIVERGED_NAN) return sg_error_set(SG_ERR_NUMERIC, "PGS diverged at sweep %d", it);
   return SG_OK;
+}
+
+static void pgs_view(const sg_solver *s, FILE *f) {
+  (void)s;
+  fprintf(f, "  theta_p: largest velocity change a sweep's impulse changes cause; theta_d = 0 (exact)\n");
 }
 
 const sg_solver_ops sg_solver_pgs_ops = {
@@ -274,6 +290,9 @@ const sg_solver_ops sg_solver_pgs_ops = {
   .description = "projected Gauss-Seidel on the Delassus blocks (paper 002 Sec. VII baseline); serial: the same sweeps on every rank",
   .create = pgs_create,
   .set_from_options = NULL,
+  .setup = pgs_setup,
+  .view = pgs_view,
   .solve = pgs_solve,
+  .reset = pgs_reset,
   .destroy = pgs_destroy,
 };

@@ -62,16 +62,16 @@
  * `generate pile -n 200`, dt 1/240 s, -solver_tol 1e-3, Cholesky: t_final 0.0875 12.2 -> 1.33 mean
  * Newton iterations per step (max 44 -> 4); t_final 0.25 44.5 -> 5.7 (max 73 -> 14).
  *
- * Stopping (25)-(26), D = diag(A)^{-1/2}:
- *   ||D grad|| < eps_a + eps_r max(||D A v||, ||D J^T gamma||),  eps_a = 1e-16,
- * with eps_r = -solver_tol (the relative tolerance; SAP has no separate -sap_rel_tol). -solver_max_it
- * caps the Newton iterations (0: no cap). The solve also stops (converged = 0, no error) at the
- * round-off floor: when dl/dalpha(0) >= 0 in floating point, or when l_p has not decreased by more
- * than 8 ulps for three iterations running (the floor of e_m is about 1e-16 / min_i(R_i / w_i):
- * ~1e-14 with the defaults, ~1e-9 with tiny beta / sigma).
- * Reported: iterations = Newton iterations; residual_primal = e_m of (32), the ratio
- * ||D grad|| / max(||D A v||, ||D J^T gamma||) compared with eps_r; residual_dual = ||D grad||
- * itself (units sqrt(kg) m/s). beta = 0 and refactorizations = number of H assemblies.
+ * Stopping: the shared test of every solver (solver.h), theta_p + theta_d < -solver_tol, with
+ * theta_d = max_j ||grad_j|| (grad = A v - b - J^T gamma, the momentum residual) and theta_p = 0
+ * (lambda = gamma(v) satisfies SAP's regularized law exactly). The paper's relative measure (25)-(26),
+ * e_m = ||D grad|| / max(||D A v||, ||D J^T gamma||) with D = diag(A)^{-1/2}, is printed by the
+ * monitor. -solver_max_it caps the Newton iterations (0: no cap). The solve also stops (reason
+ * SG_DIVERGED_STAGNATION, no error) at the round-off floor: when dl/dalpha(0) >= 0 in floating point,
+ * or when l_p has not decreased by more than 8 ulps for three iterations running (the floor of e_m
+ * is about 1e-16 / min_i(R_i / w_i): ~1e-14 with the defaults, ~1e-9 with tiny beta / sigma).
+ * Reported: iterations = Newton iterations; residual_primal = 0, residual_dual = theta_d;
+ * beta = 0 and refactorizations = number of H assemblies.
  *
  * Warm start: the given v (v* if it is not finite); the given lambda is not used. Output: v and
  * lambda = gamma(v) (impulses; soft rows -k e - c J v). On NaN or a line search failure the result is
@@ -177,7 +177,8 @@ static sg_err sap_create(sg_solver *s) {
  * taken back, as CANAL does, so that a later SAP solver does not take it for the user's choice). */
 static sg_err ensure_newton(sap *d, sg_solver *s) {
   if (d->ns_ready) return SG_OK;
-  SG_CHECK(sg_newton_init_auto_sub_pc(&d->ns, s->comm, "sap_", "sub_pc_factor_mat_solver_type", &d->sub_pc_user,
+  char prefix[64];
+  SG_CHECK(sg_newton_init_auto_sub_pc(&d->ns, s->comm, sg_solver_prefixed(s, "sap_", prefix, sizeof prefix), "sub_pc_factor_mat_solver_type", &d->sub_pc_user,
                                       &d->solver_user));
   d->ns_ready = 1;
   return SG_OK;
@@ -203,11 +204,9 @@ static sg_err sap_set_from_options(sg_solver *s) {
                        &d->stick_predict));
   SG_CHECK(sg_opt_real("-sap_stiffness", 0.0, 0.0, 1e30, "contact stiffness k of (2), (29) (N/m; 0: near-rigid term alone)", &d->stiffness));
   SG_CHECK(sg_opt_real("-sap_dissipation", 0.0, 0.0, 1e30, "dissipation time scale tau_d of (2) (s)", &d->dissipation));
-  PetscReal dt_opt = 0;
-  PetscBool has_dt = PETSC_FALSE;
-  if (PetscOptionsGetReal(NULL, NULL, "-dt", &dt_opt, &has_dt)) has_dt = PETSC_FALSE;
-  SG_CHECK(sg_opt_real("-sap_dt", has_dt ? (double)dt_opt : 0.0, 0.0, 1e3,
-                       "time step that -sap_stiffness / -sap_dissipation refer to in a problem that does not carry one (FCLIB; default: -dt)", &d->dt));
+  SG_CHECK(sg_opt_real("-sap_dt", 0.0, 0.0, 1e3,
+                       "time step that -sap_stiffness / -sap_dissipation refer to in a problem that does not carry one "
+                       "(FCLIB); a run's problem carries its own", &d->dt));
   SG_CHECK(sg_opt_int("-sap_direct_max", d->direct_max, 0, 1000000000,
                       "default sub-PC: sparse Cholesky when the rank's block of H has at most this many rows, ICC(0) above (-sap_sub_pc_type overrides)",
                       &d->direct_max));
@@ -272,7 +271,7 @@ static sg_err refuse_moving_surfaces(const sg_problem *p) {
   return SG_OK;
 }
 
-static sg_err setup(sap *d, const sg_problem *p) {
+static sg_err factor_and_regularize(sap *d, const sg_problem *p) {
   SG_CHECK(refuse_moving_surfaces(p));
   for (int j = 0; j < p->n_sub; ++j) {
     int dof = p->sub_dof[j], off = p->sub_aoff[j], vo = p->sub_off[j];
@@ -285,7 +284,7 @@ static sg_err setup(sap *d, const sg_problem *p) {
    * is multiplied by the unit of mass */
   const double dt = p->dt > 0 ? p->dt : d->dt, mass_unit = p->units.mass > 0 ? p->units.mass : 1.0;
   if ((d->stiffness > 0 || d->dissipation > 0) && !(dt > 0))
-    return sg_error_set(SG_ERR_ARG, "-sap_stiffness / -sap_dissipation need the time step: give -sap_dt (or -dt)");
+    return sg_error_set(SG_ERR_ARG, "-sap_stiffness / -sap_dissipation need the time step: give -sap_dt");
   const double two_pi = 6.283185307179586476925, near = d->beta * d->beta / (two_pi * two_pi);
   const double soft_R = d->stiffness > 0 ? mass_unit / (dt * d->stiffness * (dt + d->dissipation)) : 0.0;
   const double bias = d->dissipation > 0 ? dt / (dt + d->dissipation) : 1.0;
@@ -484,27 +483,45 @@ static sg_err newton_direction(sap *d, const sg_problem *p, const double *rhs, d
   return err;
 }
 
-static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+/* Factors, v*, the regularization and H's numbering: everything fixed during a solve. */
+static sg_err sap_setup(sg_solver *s, const sg_problem *p) {
   sap *d = s->data;
-  int rank;
-  MPI_Comm_rank(s->comm, &rank);
-  int nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
-  info->beta = 0;
-  if (p->n_sub == 0) { info->converged = 1; return SG_OK; }
+  if (p->n_sub == 0) return SG_OK;
   double t0 = MPI_Wtime();
   SG_CHECK(ensure_work(d, p));
-  SG_CHECK(setup(d, p));
+  SG_CHECK(factor_and_regularize(d, p));
+  if (p->n_con > 0) {
+    register_stages();
+    SG_CHECK(ensure_newton(d, s));
+    SG_CHECK(sg_newton_setup(&d->ns, p));
+    d->choose_pc = 1;
+  }
+  sg_timer_add(SG_PHASE_FACTOR, t0);
+  return SG_OK;
+}
+
+/* theta_d of the shared test: the largest momentum residual of a subsystem, ||grad_j|| (grad = A v - b - J^T gamma). */
+static double momentum_residual(const sg_problem *p, const double *grad) {
+  double worst = 0;
+  for (int j = 0; j < p->n_sub; ++j) {
+    double g2 = 0;
+    for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) g2 += grad[k] * grad[k];
+    worst = fmax(worst, sqrt(g2));
+  }
+  return worst;
+}
+
+static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  sap *d = s->data;
+  int rank, nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
+  MPI_Comm_rank(s->comm, &rank);
+  info->beta = 0;
+  if (p->n_sub == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
   if (p->n_con == 0) { /* free motion is the answer */
     memcpy(v, d->vstar, (size_t)nv * sizeof(double));
-    info->converged = 1;
-    sg_timer_add(SG_PHASE_FACTOR, t0);
+    info->reason = SG_CONVERGED_TRIVIAL;
     return SG_OK;
   }
-  register_stages();
-  SG_CHECK(ensure_newton(d, s));
-  SG_CHECK(sg_newton_setup(&d->ns, p));
-  d->choose_pc = 1;
-  sg_timer_add(SG_PHASE_FACTOR, t0);
 
   /* warm start: the given v (v* when it is not usable) */
   int finite = 1;
@@ -517,8 +534,8 @@ static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *la
   ls_ctx lc = {.d = d, .p = p, .vc_a = vc_a, .g_a = vc_a + nr};
   sg_err err = SG_OK;
   int it = 0, stalled = 0;
-  double em = INFINITY, dgrad = INFINITY, cost_prev = INFINITY;
-  const double eps_a = 1e-16, eps_r = s->tol;
+  double em = INFINITY, theta_d = INFINITY, cost_prev = INFINITY;
+  sg_converged_reason reason = SG_SOLVE_ITERATING;
   for (;;) {
     double ti = MPI_Wtime();
     /* gradient at vk: grad = A (v - v*) - J^T gamma (Alg. 2) */
@@ -548,15 +565,16 @@ static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *la
     /* the iterate is good: hand it to the caller */
     memcpy(v, d->vk, (size_t)nv * sizeof(double));
     memcpy(lambda, d->gam, (size_t)nr * sizeof(double));
-    dgrad = ng;
+    theta_d = momentum_residual(p, d->grad);
     em = scale > 0 ? ng / scale : ng; /* (32) */
-    if (s->monitor && rank == 0) printf("  sap %4d  e_m %.3e  ||D grad|| %.3e\n", it, em, ng);
-    if (ng < eps_a + eps_r * scale) { info->converged = 1; break; } /* (25)-(26) */
-    if (s->max_it > 0 && it >= s->max_it) break;
+    char extra[64] = "";
+    if (s->monitor_fn) snprintf(extra, sizeof extra, "e_m %.3e  ||D grad|| %.3e", em, ng);
+    reason = sg_solver_test(s, it, 0.0, theta_d, extra); /* gamma(v) holds SAP's law exactly: theta_p = 0 */
+    if (reason != SG_SOLVE_ITERATING) break;
     /* stagnation at round-off: l_p has not decreased by more than a few ulps three times running
      * (the gradient's round-off floor is about 1e-16 / min(R / w) relative) */
     stalled = it > 0 && cost >= cost_prev - 8 * DBL_EPSILON * fabs(cost_prev) ? stalled + 1 : 0;
-    if (stalled >= 3) break;
+    if (stalled >= 3) { reason = SG_DIVERGED_STAGNATION; break; }
     cost_prev = cost;
 
     /* Newton step: H dv = -grad, H = A + J^T G J */
@@ -569,7 +587,7 @@ static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *la
     double alpha, cost_new = 0;
     err = line_search(d, p, &lc, d->dv, it, &alpha, &cost_new);
     if (err) break;
-    if (!(alpha > 0)) break; /* no descent left in floating point: stagnation at round-off */
+    if (!(alpha > 0)) { reason = SG_DIVERGED_STAGNATION; break; } /* no descent left in floating point */
     const double *step = d->dv;
 
     /* stiction prediction: the step of the surrogate with the stick branch for the sliding contacts
@@ -595,10 +613,18 @@ static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *la
     sg_timer_add(SG_PHASE_ITERATE, ti);
   }
   free(vc_a);
+  info->reason = err ? SG_DIVERGED_NAN : reason;
   info->iterations = it;
-  info->residual_primal = em;
-  info->residual_dual = dgrad;
+  info->residual_primal = 0;
+  info->residual_dual = theta_d;
   return err;
+}
+
+static void sap_view(const sg_solver *s, FILE *f) {
+  const sap *d = s->data;
+  fprintf(f, "  beta %g, sigma %g, stiction prediction %s\n", d->beta, d->sigma, d->stick_predict ? "on" : "off");
+  fprintf(f, "  stiffness %g N/m, dissipation %g s, dt for problems without one %g s\n", d->stiffness, d->dissipation, d->dt);
+  fprintf(f, "  direct sub-PC up to %ld rows; KSP prefix %s\n", d->direct_max, d->ns_ready ? d->ns.prefix : "(not created)");
 }
 
 const sg_solver_ops sg_solver_sap_ops = {
@@ -606,6 +632,8 @@ const sg_solver_ops sg_solver_sap_ops = {
   .description = "SAP: regularized convex primal Newton with exact line search (paper 000 Alg. 2)",
   .create = sap_create,
   .set_from_options = sap_set_from_options,
+  .setup = sap_setup,
+  .view = sap_view,
   .solve = sap_solve,
   .destroy = sap_destroy,
 };

@@ -27,6 +27,8 @@
 typedef struct {
   double gamma;      /* -subadmm_gamma: residual ratio that triggers the adaptive penalty (43) */
   double beta_user;  /* -subadmm_beta: fixed initial penalty (0: pseudo-density rule) */
+  double beta_setup; /* the penalty setup factorized H_j with */
+  int any_sub, any_con; /* some rank has a subsystem, a constraint (setup) */
   int adapt;         /* -subadmm_adapt */
   double relax;      /* -subadmm_relax: over-relaxation alpha of J v in (35) */
   int check_every;   /* -subadmm_check_every: iterations between residual checks */
@@ -683,22 +685,20 @@ static sg_err setup_anderson(subadmm *d, const sg_problem *p, int nv, int nrow) 
   return SG_OK;
 }
 
-static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+/* The halo plan, the pair counts, the initial penalty and the factorizations of H_j (40)-(41). */
+static sg_err subadmm_setup(sg_solver *s, const sg_problem *p) {
   subadmm *d = s->data;
-  int rank;
-  MPI_Comm_rank(s->comm, &rank);
   d->comm = s->comm;
-  d->rank = rank;
+  MPI_Comm_rank(s->comm, &d->rank);
   MPI_Comm_size(s->comm, &d->size);
   if (d->size > 1 && !p->has_owners) return sg_error_set(SG_ERR_ARG, "SubADMM: a problem on %d ranks needs subsystem owners", d->size);
   /* with a distributed scene a rank may hold no subsystem or no constraint while others do: the
    * ranks decide together, so that all of them take part in the same collectives */
   int any[2] = {p->n_sub > 0, p->n_con > 0};
   if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, d->comm);
-  if (!any[0]) { /* nothing moves */
-    info->converged = 1;
-    return SG_OK;
-  }
+  d->any_sub = any[0];
+  d->any_con = any[1];
+  if (!d->any_sub) return SG_OK; /* nothing moves */
   double t0 = MPI_Wtime();
   sg_err err = ensure_work(d, p);
   if (!err) err = build_halo(d, p);
@@ -707,12 +707,23 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   double beta = d->beta_user;
   if (!(beta > 0)) SG_CHECK(sg_error_collective(d->comm, initial_beta(d, p, &beta)));
   SG_CHECK(sg_error_collective(d->comm, factorize_or_fault(d, p, beta, "factorization")));
+  d->beta_setup = beta;
   sg_timer_add(SG_PHASE_FACTOR, t0);
+  return SG_OK;
+}
+
+static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  subadmm *d = s->data;
+  if (!d->any_sub) {
+    info->reason = SG_CONVERGED_TRIVIAL;
+    return SG_OK;
+  }
+  double beta = d->beta_setup;
   info->refactorizations = 1;
-  if (!any[1]) { /* free motion: one exact solve */
+  if (!d->any_con) { /* free motion: one exact solve */
     memset(d->s_rhs, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
     v_update_range(d, p, v, 0, d->n_my_sub);
-    info->converged = 1;
+    info->reason = SG_CONVERGED_TRIVIAL;
     info->beta = beta;
     return SG_OK;
   }
@@ -780,12 +791,16 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     }
     if (stop) return sg_error_collective(d->comm, failed); /* the failing rank's message, on every rank */
     ++it;
-    if (s->monitor && rank == 0)
-      printf("  subadmm %4d  theta_p %.3e  theta_d %.3e  beta %.3e\n", it, theta_p, theta_d, beta);
+    char extra[32] = "";
+    if (s->monitor_fn) snprintf(extra, sizeof extra, "beta %.3e", beta);
+    const sg_converged_reason reason = sg_solver_test(s, it, theta_p, theta_d, extra);
     if (blew_up(d, theta_p, theta_d)) {
       if (!d->saved_valid)
         return sg_error_set(SG_ERR_NUMERIC, "SubADMM diverged at iteration %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
-      if (restarts >= d->max_restarts || d->keep_z) break; /* the saved iterate is returned below */
+      if (restarts >= d->max_restarts || d->keep_z) { /* the saved iterate is returned below */
+        info->reason = SG_DIVERGED_BREAKDOWN;
+        break;
+      }
       SG_CHECK(restart_from_saved(d, p, v, lambda, &beta));
       restarts++;
       info->recoveries++;
@@ -795,16 +810,17 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       continue;
     }
     save_if_better(d, p, v, lambda, theta_p, theta_d, beta);
-    if (theta_p + theta_d < s->tol) {
+    if (reason > 0) {
       /* with the De Saxce terms frozen over several iterations (-subadmm_desaxce_every > 1) this is
        * the end of an inner solve: stop only if they are current, otherwise start the next one now */
-      if (!d->desaxce || shift_staleness(d, p) < s->tol) { info->converged = 1; break; }
+      if (!d->desaxce || shift_staleness(d, p) < s->tol) { info->reason = reason; break; }
       update_shift(d, p);
       shifted_at = it;
       if (d->anderson_m > 0) sg_anderson_reset(&d->aa);
       forget_saved_if_outer(d);
     }
-    if (s->max_it > 0 && it >= s->max_it) break;
+    if (reason < 0) { info->reason = reason; break; }
+    if (s->max_it > 0 && it >= s->max_it) break; /* a tolerance met with stale De Saxce terms, at the cap */
     if (d->anderson_m > 0) {
       memcpy(d->image, d->s_rhs, (size_t)nv * sizeof(double));
       memcpy(d->image + nv, lambda, (size_t)nrow * sizeof(double));
@@ -830,7 +846,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     }
   }
   /* an iterate that ends worse than the saved one (a stall that drifted, a blow-up) gives way to it */
-  if (!info->converged && d->saved_valid && !(theta_p + theta_d <= d->saved_tp + d->saved_td)) {
+  if (info->reason <= 0 && d->saved_valid && !(theta_p + theta_d <= d->saved_tp + d->saved_td)) {
     restore_saved(d, p, v, lambda);
     theta_p = d->saved_tp;
     theta_d = d->saved_td;
@@ -843,11 +859,24 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   return SG_OK;
 }
 
+static void subadmm_view(const sg_solver *s, FILE *f) {
+  const subadmm *d = s->data;
+  if (d->beta_user > 0) fprintf(f, "  initial beta %g (-subadmm_beta)\n", d->beta_user);
+  else fprintf(f, "  initial beta: pseudo-density rule\n");
+  fprintf(f, "  adaptive beta (43): %s, gamma %g; over-relaxation %g; residual check every %d iteration(s)\n",
+          d->adapt ? "on" : "off", d->gamma, d->relax, d->check_every);
+  fprintf(f, "  cone: %s", d->desaxce ? "desaxce" : "strict");
+  if (d->desaxce) fprintf(f, " (updated every %d)", d->shift_every);
+  fprintf(f, "; Anderson memory %d; restarts %d (blow-up factor %g)\n", d->anderson_m, d->max_restarts, d->blowup);
+}
+
 const sg_solver_ops sg_solver_subadmm_ops = {
   .name = "subadmm",
   .description = "subsystem-based ADMM (paper 002 Alg. 2), the distributed default",
   .create = subadmm_create,
   .set_from_options = subadmm_set_from_options,
+  .setup = subadmm_setup,
+  .view = subadmm_view,
   .solve = subadmm_solve,
   .destroy = subadmm_destroy,
   .layout = SG_SOLVER_LOCAL,
