@@ -59,6 +59,10 @@ void sg_scene_geom(const sg_scene *s, int i, sg_geom *g);
 double sg_body_speed_bound(const sg_scene *s, int i);
 /* How far rotation can move the surface of body i during dt: dt |w| times its rotation lever. */
 double sg_body_rotation_sweep(const sg_scene *s, int i, double dt);
+/* How far a turning kinematic plane's surface moves within dt where it meets body `other`: the
+ * plane has no finite lever, but the part of it within reach of `other` is at most
+ * |x_other - x_plane| + R_other from the point it turns about (0 for a plane that does not move). */
+double sg_plane_turn_sweep(const sg_scene *s, int plane, int other, double dt);
 /* Displacement of body j relative to body i over the step: dt (v_j - v_i), fixed bodies at rest.
  * The one measure of relative motion of the broad phase (sg_pair_may_touch) and of the reach. */
 void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3]);

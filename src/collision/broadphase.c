@@ -76,10 +76,12 @@ int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt)
   const double *xi = s->pos + 3 * i, *xj = s->pos + 3 * j;
   double ri = sg_body_bounding_radius(s, i), rj = sg_body_bounding_radius(s, j);
   int plane_i = s->shape[i] == SG_SHAPE_PLANE, plane_j = s->shape[j] == SG_SHAPE_PLANE;
-  /* planes are fixed, and a bounding sphere stays in place while its body turns */
+  /* a bounding sphere stays in place while its body turns; a turning (kinematic) plane sweeps by
+   * its rotation at the body */
   if (plane_i || plane_j) {
     if (plane_i && plane_j) return 0;
-    return plane_i ? plane_meets_segment(s, i, xj, d, rj + margin) : plane_meets_segment(s, j, xi, back, ri + margin);
+    return plane_i ? plane_meets_segment(s, i, xj, d, rj + margin + sg_plane_turn_sweep(s, i, j, dt))
+                   : plane_meets_segment(s, j, xi, back, ri + margin + sg_plane_turn_sweep(s, j, i, dt));
   }
   v3_sub(p, xj, xi);
   if (!segment_within(p, d, ri + rj + margin)) return 0;

@@ -60,11 +60,19 @@ void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3
   v3_scale(d, d, dt);
 }
 
+double sg_plane_turn_sweep(const sg_scene *s, int plane, int other, double dt) {
+  if (s->shape[plane] != SG_SHAPE_PLANE || !geometry_moves(s, plane)) return 0.0;
+  double rel[3];
+  v3_sub(rel, s->pos + 3 * other, s->pos + 3 * plane);
+  return dt * v3_norm(s->vel + 6 * plane + 3) * (v3_norm(rel) + sg_body_bounding_radius(s, other));
+}
+
 double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt) {
   if (s->gid[j] < s->gid[i]) { int t = i; i = j; j = t; } /* one rounding whatever the order */
   double d[3];
   sg_pair_displacement(s, i, j, dt, d);
-  return margin + v3_norm(d) + (sg_body_rotation_sweep(s, i, dt) + sg_body_rotation_sweep(s, j, dt));
+  double turn = sg_body_rotation_sweep(s, i, dt) + sg_body_rotation_sweep(s, j, dt);
+  return margin + v3_norm(d) + (turn + (sg_plane_turn_sweep(s, i, j, dt) + sg_plane_turn_sweep(s, j, i, dt)));
 }
 
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out) {

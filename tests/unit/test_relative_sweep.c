@@ -11,7 +11,8 @@
  *    candidate pairs of the same lattice at rest, no more.
  * 3. A fast sphere meets a resting sphere, a plane or a wall in the step before it would penetrate
  *    them, also when it sweeps too many cells for the finest grid level, or for all; one passing
- *    by does not. */
+ *    by does not. A resting sphere meets a kinematic plane whose turn lifts its surface into it
+ *    within the step, and not one whose turn lifts it less than the gap. */
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/signorini.h"
@@ -214,7 +215,10 @@ static void test_lattice_moving_as_one(void) {
 
 /* ---- 3. a fast body is caught before it penetrates ---- */
 
-enum { SPHERE_TARGET, PLANE_TARGET, WALL_TARGET };
+enum { SPHERE_TARGET, PLANE_TARGET, WALL_TARGET, TILTING_PLANE_TARGET };
+/* The tilting plane turns about the y axis through the origin: its surface at (x, y) rises at
+ * TILT_RATE x m/s. */
+#define TILT_RATE 25.0
 
 /* Contacts of a sphere of radius r at x moving at v with a resting target at the origin (body 0:
  * a sphere, the plane z = 0, or a fixed wall x < 0.005), among resting spheres in a row (so that
@@ -224,7 +228,12 @@ static int contacts_with_target(int target, const double *x, const double *v, do
   sg_scene s;
   CHECK_OK(sg_scene_create(&s, 64, 1));
   if (target == SPHERE_TARGET) add_sphere(&s, r, zero, NULL, 0);
-  if (target == PLANE_TARGET) CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_PLANE, zero, 0, 1, 0, zero, NULL, NULL, NULL));
+  if (target == PLANE_TARGET || target == TILTING_PLANE_TARGET)
+    CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_PLANE, zero, 0, 1, 0, zero, NULL, NULL, NULL));
+  if (target == TILTING_PLANE_TARGET) { /* a kinematic plane turning at -TILT_RATE about y */
+    s.fixed[0] = SG_KINEMATIC;
+    s.vel[4] = -TILT_RATE;
+  }
   if (target == WALL_TARGET) CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_BOX, wall, 0, 1, 0, zero, NULL, NULL, NULL));
   for (int k = 1; k <= 40; ++k) add_sphere(&s, r, (double[3]){-0.05 + 0.0025 * k, 0.01, r}, NULL, 0);
   add_sphere(&s, r, x, v, 0);
@@ -257,11 +266,15 @@ static void test_fast_approach(void) {
     {"passes at the side of a resting sphere, 5 m/s", SPHERE_TARGET, 0, {-0.012, 0.004, 0}, {5, 0, 0}},
     {"falls onto the plane, 15 mm gap, 5 m/s", PLANE_TARGET, 1, {0.2, 0.2, 0.016}, {0, 0, -5}},
     {"rests 15 mm above the plane", PLANE_TARGET, 0, {0.2, 0.2, 0.016}, {0, 0, 0}},
+    {"rests 15 mm above a plane that tilts up at 5 m/s under it", TILTING_PLANE_TARGET, 1, {0.2, 0.2, 0.016}, {0, 0, 0}},
+    {"rests 15 mm above a plane that tilts up at 0.1 m/s under it", TILTING_PLANE_TARGET, 0, {0.004, 0, 0.016},
+     {0, 0, 0}},
     {"flies at a wall, 15 mm gap, 5 m/s", WALL_TARGET, 1, {0.021, 0.1, 0.2}, {-5, 0, 0}},
     {"flies along a wall, 15 mm gap, 5 m/s", WALL_TARGET, 0, {0.021, 0.1, 0.2}, {0, -5, 0}},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     double gap, travel = dt * v3_norm(cases[k].v);
+    if (cases[k].target == TILTING_PLANE_TARGET) travel = dt * TILT_RATE * cases[k].x[0]; /* the surface's */
     int n = contacts_with_target(cases[k].target, cases[k].x, cases[k].v, r, &gap);
     printf("a sphere %s: %d contact(s), gap %.4g m, travel in the step %.4g m\n", cases[k].what, n, gap, travel);
     CHECK(n == cases[k].expect);
