@@ -1,14 +1,17 @@
-/* Partitioning a distributed scene: the moving bodies' gid, centre and bounding radius (and, for a
- * contact graph, the contact pairs by gid) are gathered on rank 0, which runs serial METIS on a
- * skeleton of spheres and sends every rank the new owner of each body it holds. Rank 0 holds the
- * graph (40 bytes per body plus the pairs) for the duration of the call; no rank holds the
- * scene. */
+/* Partitioning a distributed scene: the moving bodies' gid, centre, bounding radius and partition
+ * weight (their kind's, body_kind.h) (and, for a contact graph, the contact pairs by gid) are
+ * gathered on rank 0, which runs serial METIS on a skeleton of spheres weighted as the bodies and
+ * sends every rank the new owner of each body it holds. Rank 0 holds the graph (56 bytes per body
+ * plus the pairs) for the duration of the call; no rank holds the scene. */
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/body_kind.h"
 #include "signorini/partition.h"
 #include "signorini/partition_dist.h"
 
-typedef struct { double gid, x, y, z, r; } skel_record; /* a gid below 2^53 is exact in a double */
+/* a gid and a weight below 2^53 are exact in a double */
+typedef struct { double gid, x, y, z, r, base, per_contact; } skel_record;
+enum { REC = (int)(sizeof(skel_record) / sizeof(double)) };
 
 typedef struct { int64_t gid; int at; } gid_slot;
 
@@ -44,9 +47,12 @@ static sg_err split_on_root(const skel_record *rec, int n, const int64_t *pairs,
    * stands for every fixed body of the contact pairs */
   sg_scene sk;
   err = sg_scene_create(&sk, n + 1, 1);
+  sg_body_weight *weight = sg_calloc((size_t)n + 1, sizeof *weight, "partition weights");
+  if (!err && !weight) err = SG_ERR_MEM;
   for (int k = 0; k < n && !err; ++k) {
     const skel_record *r = &rec[v[k].at];
     double size[3] = {r->r, 0, 0}, pos[3] = {r->x, r->y, r->z};
+    weight[k] = (sg_body_weight){(int64_t)r->base, (int64_t)r->per_contact};
     err = sg_scene_add_body(&sk, SG_SHAPE_SPHERE, size, 0, 0, 1.0, pos, NULL, NULL, NULL);
   }
   sg_contacts c = {0};
@@ -66,9 +72,10 @@ static sg_err split_on_root(const skel_record *rec, int n, const int64_t *pairs,
   }
   int *part = err ? NULL : sg_calloc((size_t)sk.n, sizeof *part, "partition");
   if (!err && !part) err = SG_ERR_MEM;
-  if (!err) err = sg_partition_compute(&sk, pairs ? &c : NULL, nparts, SG_PARTITION_AUTO, 1, part, NULL);
+  if (!err) err = sg_partition_compute_weighted(&sk, pairs ? &c : NULL, weight, nparts, SG_PARTITION_AUTO, 1, part, NULL);
   for (int k = 0; k < n && !err; ++k) part_of_record[v[k].at] = part[k];
   free(part);
+  free(weight);
   sg_contacts_destroy(&c);
   sg_scene_destroy(&sk);
   free(v);
@@ -89,29 +96,32 @@ sg_err sg_partition_distributed(MPI_Comm comm, const sg_scene *s, const int64_t 
   int *part = NULL, *my_part = sg_calloc((size_t)n + 1, sizeof *my_part, "partition");
   sg_err err = mine && cnt && dsp && pcnt && pdsp && my_part ? SG_OK : SG_ERR_MEM;
   for (int i = 0, k = 0; !err && i < s->n; ++i)
-    if (!s->fixed[i])
-      mine[k++] = (skel_record){(double)s->gid[i], s->pos[3 * i], s->pos[3 * i + 1], s->pos[3 * i + 2], sg_body_bounding_radius(s, i)};
+    if (!s->fixed[i]) {
+      const sg_body_weight w = sg_body_kind_of(s, i)->partition_weight(s, i);
+      mine[k++] = (skel_record){(double)s->gid[i], s->pos[3 * i], s->pos[3 * i + 1], s->pos[3 * i + 2],
+                                sg_body_bounding_radius(s, i), (double)w.base, (double)w.per_contact};
+    }
   /* an error on any rank stops every rank before the collectives below */
   err = sg_error_collective(comm, err);
   if (err) goto done;
-  int nrec = 5 * n, npv = pairs ? 2 * n_pairs : 0;
+  int nrec = REC * n, npv = pairs ? 2 * n_pairs : 0;
   MPI_Gather(&nrec, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm);
   MPI_Gather(&npv, 1, MPI_INT, pcnt, 1, MPI_INT, 0, comm);
   if (me == 0) {
     for (int k = 0; k < P; ++k) { dsp[k + 1] = dsp[k] + cnt[k]; pdsp[k + 1] = pdsp[k] + pcnt[k]; }
-    all = sg_calloc((size_t)dsp[P] / 5 + 1, sizeof *all, "partition records");
+    all = sg_calloc((size_t)dsp[P] / REC + 1, sizeof *all, "partition records");
     all_pairs = sg_calloc((size_t)pdsp[P] + 1, sizeof *all_pairs, "partition pairs");
-    part = sg_calloc((size_t)dsp[P] / 5 + 1, sizeof *part, "partition");
+    part = sg_calloc((size_t)dsp[P] / REC + 1, sizeof *part, "partition");
     if (!all || !all_pairs || !part) err = SG_ERR_MEM;
   }
   MPI_Gatherv(mine, nrec, MPI_DOUBLE, all, cnt, dsp, MPI_DOUBLE, 0, comm);
   MPI_Gatherv(pairs, npv, MPI_INT64_T, all_pairs, pcnt, pdsp, MPI_INT64_T, 0, comm);
-  if (me == 0 && !err) err = split_on_root(all, dsp[P] / 5, pairs ? all_pairs : NULL, pdsp[P] / 2, P, part);
+  if (me == 0 && !err) err = split_on_root(all, dsp[P] / REC, pairs ? all_pairs : NULL, pdsp[P] / 2, P, part);
   err = sg_error_collective(comm, err);
   if (err) goto done;
   /* back to the holders: the records came in rank order, so the counts are those of the gather */
   if (me == 0)
-    for (int k = 0; k <= P; ++k) { if (k < P) cnt[k] /= 5; dsp[k] /= 5; }
+    for (int k = 0; k <= P; ++k) { if (k < P) cnt[k] /= REC; dsp[k] /= REC; }
   MPI_Scatterv(part, cnt, dsp, MPI_INT, my_part, n, MPI_INT, 0, comm);
   for (int i = 0, k = 0; i < s->n; ++i) new_owner[i] = s->fixed[i] ? -1 : my_part[k++];
 done:

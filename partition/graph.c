@@ -6,11 +6,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/body_kind.h"
 #include "signorini/partition.h"
 
 void sg_partition_graph_destroy(sg_partition_graph *g) {
   free(g->vertex_of_body); free(g->body_of_vertex);
-  free(g->xadj); free(g->adjncy); free(g->adjwgt); free(g->vwgt);
+  free(g->xadj); free(g->adjncy); free(g->adjwgt); free(g->vwgt); free(g->vcontacts);
   memset(g, 0, sizeof *g);
 }
 
@@ -71,10 +72,10 @@ static sg_err build(const sg_scene *s, const int *pairs, long long npairs, sg_pa
   for (int i = 0; i < n; ++i)
     if (g->vertex_of_body[i] >= 0) g->body_of_vertex[g->vertex_of_body[i]] = i;
 
-  /* counts: contacts per vertex (its weight) and entries per row */
+  /* counts: contacts per vertex (for its weight) and entries per row */
   long long *cnt = sg_calloc((size_t)nv + 1, sizeof *cnt, "graph row counts");
-  long long *contacts = sg_calloc((size_t)(nv > 0 ? nv : 1), sizeof *contacts, "graph contact counts");
-  if (!cnt || !contacts) { free(cnt); free(contacts); return SG_ERR_MEM; }
+  long long *contacts = g->vcontacts = sg_calloc((size_t)(nv > 0 ? nv : 1), sizeof *contacts, "graph contact counts");
+  if (!cnt || !contacts) { free(cnt); return SG_ERR_MEM; }
   g->n_contacts = 0;
   for (long long k = 0; k < npairs; ++k) {
     const int *p = pairs + 2 * k;
@@ -85,21 +86,15 @@ static sg_err build(const sg_scene *s, const int *pairs, long long npairs, sg_pa
     if (vb >= 0 && vb != va) contacts[vb]++;
     if (va >= 0 && vb >= 0 && va != vb) { cnt[va]++; cnt[vb]++; }
   }
-  long long total = 0;
-  for (int v = 0; v < nv; ++v) {
-    long long w = SG_PARTITION_DOF_WEIGHT + contacts[v];
-    if (w > IDX_MAX) { free(cnt); free(contacts); return sg_error_set(SG_ERR_ARG, "partition: body %d has too many contacts for METIS's %d-bit integers", g->body_of_vertex[v], IDXTYPEWIDTH); }
-    g->vwgt[v] = (idx_t)w;
-    total += w;
-  }
-  free(contacts);
-  /* METIS sums the vertex weights and the entries in idx_t */
+  sg_err err = sg_partition_graph_weigh(g, s, NULL);
+  if (err) { free(cnt); return err; }
+  /* METIS sums the entries in idx_t */
   long long entries = 0;
   for (int v = 0; v < nv; ++v) entries += cnt[v];
-  if (total > IDX_MAX / 2 || entries > IDX_MAX) {
+  if (entries > IDX_MAX) {
     free(cnt);
-    return sg_error_set(SG_ERR_ARG, "partition: graph too large for METIS's %d-bit integers (%lld entries, weight %lld)",
-                        IDXTYPEWIDTH, entries, total);
+    return sg_error_set(SG_ERR_ARG, "partition: graph too large for METIS's %d-bit integers (%lld entries)",
+                        IDXTYPEWIDTH, entries);
   }
   /* offsets and fill, packed (neighbour << 32 | 1) */
   uint64_t *packed = sg_calloc((size_t)(entries > 0 ? entries : 1), sizeof *packed, "graph entries");
@@ -143,6 +138,23 @@ static sg_err build(const sg_scene *s, const int *pairs, long long npairs, sg_pa
   free(packed);
   g->n_edges = out / 2;
   return check_connected(g);
+}
+
+sg_err sg_partition_graph_weigh(sg_partition_graph *g, const sg_scene *s, const sg_body_weight *weight) {
+  long long total = 0;
+  for (int v = 0; v < g->nvtx; ++v) {
+    const int i = g->body_of_vertex[v];
+    const sg_body_weight bw = weight ? weight[i] : sg_body_kind_of(s, i)->partition_weight(s, i);
+    long long w = bw.base + bw.per_contact * g->vcontacts[v];
+    if (w > IDX_MAX)
+      return sg_error_set(SG_ERR_ARG, "partition: body %d weighs too much for METIS's %d-bit integers", i, IDXTYPEWIDTH);
+    g->vwgt[v] = (idx_t)w;
+    total += w;
+  }
+  /* METIS sums the vertex weights in idx_t */
+  if (total > IDX_MAX / 2)
+    return sg_error_set(SG_ERR_ARG, "partition: graph too large for METIS's %d-bit integers (weight %lld)", IDXTYPEWIDTH, total);
+  return SG_OK;
 }
 
 sg_err sg_partition_graph_from_contacts(const sg_scene *s, const sg_contacts *c, sg_partition_graph *g) {

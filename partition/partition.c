@@ -133,7 +133,7 @@ sg_err sg_partition_graph_stats(const sg_partition_graph *g, int nparts, const i
           contacts += w; /* an internal contact once */
         }
       }
-      contacts += g->vwgt[v] - SG_PARTITION_DOF_WEIGHT - wsum; /* contacts with fixed bodies */
+      contacts += g->vcontacts[v] - wsum; /* contacts with fixed bodies */
       boundary += on_boundary;
     }
     int nb = first[p + 1] - first[p];
@@ -171,13 +171,20 @@ done:
 
 sg_err sg_partition_compute(const sg_scene *s, const sg_contacts *c, int nparts, int method, int seed, int *part,
                             sg_partition_stats *st) {
+  return sg_partition_compute_weighted(s, c, NULL, nparts, method, seed, part, st);
+}
+
+sg_err sg_partition_compute_weighted(const sg_scene *s, const sg_contacts *c, const sg_body_weight *weight, int nparts,
+                                     int method, int seed, int *part, sg_partition_stats *st) {
   if (st) memset(st, 0, sizeof *st);
   sg_partition_graph g;
   if (c) SG_CHECK(sg_partition_graph_from_contacts(s, c, &g));
   else SG_CHECK(sg_partition_graph_proximity(s, 0.0, &g));
   int *vpart = sg_calloc((size_t)(g.nvtx > 0 ? g.nvtx : 1), sizeof *vpart, "vertex parts");
   int used = method;
-  sg_err err = vpart ? sg_partition_graph_split(&g, nparts, method, seed, vpart, &used) : SG_ERR_MEM;
+  sg_err err = vpart ? SG_OK : SG_ERR_MEM;
+  if (!err && weight) err = sg_partition_graph_weigh(&g, s, weight);
+  if (!err) err = sg_partition_graph_split(&g, nparts, method, seed, vpart, &used);
   if (!err) {
     for (int i = 0; i < s->n; ++i) part[i] = g.vertex_of_body[i] >= 0 ? vpart[g.vertex_of_body[i]] : -1;
     if (st) {

@@ -1,6 +1,8 @@
-/* Assembly of the solver-independent problem from a rigid-body scene and its contacts. */
+/* Assembly of the solver-independent problem from a scene's bodies (each by its kind,
+ * body_kind.h) and its contacts. */
 #ifndef SIGNORINI_ASSEMBLE_H
 #define SIGNORINI_ASSEMBLE_H
+#include "signorini/body_kind.h"
 #include "signorini/collision.h"
 #include "signorini/problem.h"
 #include "signorini/step.h"
@@ -16,12 +18,9 @@ double sg_contact_error(double gap, double dt, double erp);
 void sg_rigid_scales(MPI_Comm comm, const sg_scene *s, double *least_mass, double *least_size);
 sg_units sg_units_from_scales(double least_mass, double least_size, double dt);
 sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt);
-/* A rigid body's 6 velocities (linear, angular; world frame) to the problem's units and back:
- * linear velocities in length/time, angular ones in 1/time. */
-void sg_rigid_velocity_to_units(const sg_units *u, const double *v_si, double *v);
-void sg_rigid_velocity_to_si(const sg_units *u, const double *v, double *v_si);
-/* One subsystem per moving body (sub_of_body[i] = its index, -1 for fixed bodies), one contact
- * constraint per contact, in the order of c; every number in units u (p->units = *u, p->dt = dt). */
+/* One subsystem per moving body (sub_of_body[i] = its index, -1 for fixed bodies; A_j, b_j and
+ * the Jacobian blocks from the body's kind), one contact constraint per contact, in the order of
+ * c; every number in units u (p->units = *u, p->dt = dt). */
 sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_params *prm, const sg_units *u,
                          sg_problem *p, int *sub_of_body);
 #endif

@@ -1,9 +1,10 @@
 /* Partitioning of the subsystems (moving bodies) over ranks, for the distributed solver.
  *
  * The subsystem graph: one vertex per moving body (fixed bodies such as walls and planes are not
- * vertices: they are replicated on every rank); vertex weight = 6 (DOF) + the number of contacts
- * touching the body, since SubADMM's work is per contact-iteration; an edge between two moving
- * bodies weighs the number of contacts between them. Two sources:
+ * vertices: they are replicated on every rank); vertex weight from the body's kind
+ * (sg_body_kind_ops.partition_weight: base + per_contact x the contacts touching the body; rigid-6:
+ * its 6 DOF + its contacts, since SubADMM's work is per contact-iteration); an edge between two
+ * moving bodies weighs the number of contacts between them. Two sources:
  *   - contacts (sg_find_contacts), the real coupling once the simulation runs;
  *   - proximity, before any contact exists: the candidate pairs of the grid broad phase with the
  *     bounding spheres grown by a margin of factor x the median bounding radius of the moving
@@ -15,11 +16,12 @@
 #define SIGNORINI_PARTITION_H
 #include <metis.h>
 #include <stddef.h>
+#include "signorini/body_kind.h"
 #include "signorini/collision.h"
 #include "signorini/problem.h"
 #include "signorini/scene.h"
 
-/* Vertex weight of a body with no contact: its degrees of freedom. */
+/* Vertex weight of a rigid-6 body with no contact: its degrees of freedom. */
 #define SG_PARTITION_DOF_WEIGHT 6
 /* Proximity graph: margin = factor x median bounding radius of the moving bodies. */
 #define SG_PARTITION_PROXIMITY_FACTOR 1.5
@@ -69,7 +71,8 @@ typedef struct {
   idx_t *xadj;             /* [nvtx + 1] CSR offsets */
   idx_t *adjncy;           /* [xadj[nvtx]] neighbours, sorted within each row, no duplicates */
   idx_t *adjwgt;           /* contacts between the two bodies */
-  idx_t *vwgt;             /* [nvtx] 6 + contacts touching the body (fixed bodies included) */
+  idx_t *vwgt;             /* [nvtx] the body's kind's weight (sg_partition_graph_weigh) */
+  long long *vcontacts;    /* [nvtx] contacts touching the body (fixed bodies included) */
   long long n_edges;       /* distinct pairs of moving bodies (xadj[nvtx] / 2) */
   long long n_contacts;    /* contacts (or candidate pairs) with at least one moving body */
   int connected;           /* 1 when the graph is connected (contiguous parts are requested) */
@@ -81,6 +84,10 @@ sg_err sg_partition_graph_from_contacts(const sg_scene *s, const sg_contacts *c,
  * SG_PARTITION_PROXIMITY_FACTOR). */
 sg_err sg_partition_graph_proximity(const sg_scene *s, double factor, sg_partition_graph *g);
 void sg_partition_graph_destroy(sg_partition_graph *g);
+/* Vertex weights vwgt[v] = base + per_contact x vcontacts[v], from weight[i] for body i of the
+ * graph's scene s, or from each body's kind when weight is NULL (what the builders above do).
+ * SG_ERR_ARG when a weight or their sum passes METIS's integers. */
+sg_err sg_partition_graph_weigh(sg_partition_graph *g, const sg_scene *s, const sg_body_weight *weight);
 
 /* Partition the vertices into nparts (vpart[nvtx] in [0, nparts)). method: SG_PARTITION_AUTO
  * (recursive bisection for nparts <= SG_PARTITION_RB_MAX_PARTS, k-way beyond), _KWAY or _RB.
@@ -121,6 +128,10 @@ void sg_partition_stats_destroy(sg_partition_stats *st);
  * sg_partition_stats_destroy). */
 sg_err sg_partition_compute(const sg_scene *s, const sg_contacts *c, int nparts, int method, int seed, int *part,
                             sg_partition_stats *st);
+/* The same with the vertex weights of weight[s->n] (sg_partition_graph_weigh; NULL: the kinds'):
+ * for a scene that stands for another (the distributed partitioner's skeleton). */
+sg_err sg_partition_compute_weighted(const sg_scene *s, const sg_contacts *c, const sg_body_weight *weight, int nparts,
+                                     int method, int seed, int *part, sg_partition_stats *st);
 
 /* Repartitioning policy: 1 at every `every`-th step (step > 0; every <= 0: never on a schedule),
  * or whenever the measured imbalance (max/mean work per rank) exceeds threshold (threshold <= 0

@@ -76,6 +76,7 @@ typedef struct {
   int cap;            /* allocated capacity */
   /* description */
   int64_t *gid;       /* global id: the row in a scene file without /bodies/gid; never reused */
+  int *kind;          /* body kind (body_kind.h): what its subsystem is; SG_BODY_RIGID6 unless set */
   int *shape;         /* sg_shape */
   double *size;       /* [n][3] */
   int *material;      /* index into the friction table */
@@ -115,13 +116,14 @@ sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials);
 sg_err sg_scene_reserve(sg_scene *s, int cap);
 void sg_scene_destroy(sg_scene *s);
 
-/* Append a body; returns its index in *index (may be NULL). Orientation (w,x,y,z), velocity 6.
- * Its gid is its index (set s->gid[i] after for another; s->next_gid is left to the caller). */
+/* Append a rigid-6 body; returns its index in *index (may be NULL). Orientation (w,x,y,z),
+ * velocity 6. Its gid is its index (set s->gid[i] after for another; s->next_gid is left to the
+ * caller), its kind SG_BODY_RIGID6 (set s->kind[i] after for another). */
 sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int material, int fixed,
                          double density, const double pos[3], const double quat[4],
                          const double vel[6], int *index);
 
-/* Append a copy of body i of src (description, derived mass and inertia, state, gid) to dst. */
+/* Append a copy of body i of src (kind, description, derived mass and inertia, state, gid) to dst. */
 sg_err sg_scene_copy_body(sg_scene *dst, const sg_scene *src, int i);
 /* Materials, gravity, time, step, motions, regions and next_gid of src into dst (reallocated). */
 sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src);
@@ -135,9 +137,9 @@ static inline double sg_sphere_mass(double rho, double r) { return rho * 4.0 / 3
 /* Remove the bodies with drop[i] != 0, keeping the others in their order (n_owned follows). */
 void sg_scene_remove_bodies(sg_scene *s, const unsigned char *drop);
 
-/* Check the scene for consistency (finite numbers, positive sizes and densities, known shapes,
- * valid materials, friction >= 0, unit quaternions, planes fixed). `where` names the source in
- * messages (a file name). Returns SG_ERR_FORMAT with a message naming the body index. */
+/* Check the scene for consistency (finite numbers, positive sizes and densities, known shapes and
+ * body kinds, valid materials, friction >= 0, unit quaternions, planes fixed). `where` names the
+ * source in messages (a file name). Returns SG_ERR_FORMAT with a message naming the body index. */
 sg_err sg_scene_validate(const sg_scene *s, const char *where);
 
 double sg_scene_friction(const sg_scene *s, int a, int b);

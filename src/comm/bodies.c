@@ -1,85 +1,113 @@
-/* Bodies between ranks: one fixed-size record per body, counts by MPI_Alltoall and the records by
- * MPI_Alltoallv (one message per pair of ranks that have something to say to each other). */
+/* Bodies between ranks: one record per body, its kind's (body_kind.h) behind a head that names the
+ * kind and the record's length; byte counts by MPI_Alltoall and the records by MPI_Alltoallv (one
+ * message per pair of ranks that have something to say to each other). */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/body_kind.h"
 #include "signorini/exchange.h"
 
 typedef struct {
-  int64_t gid;
-  int32_t shape, material;
-  int64_t fixed;
-  double size[3], density, mass, inertia[3], pos[3], quat[4], vel[6];
-} body_record;
+  int32_t kind;
+  uint32_t bytes; /* of the kind's record that follows */
+} record_head;
 
-static void pack(const sg_scene *s, int i, body_record *r) {
-  r->gid = s->gid[i];
-  r->shape = s->shape[i];
-  r->material = s->material[i];
-  r->fixed = s->fixed[i];
-  memcpy(r->size, s->size + 3 * i, sizeof r->size);
-  r->density = s->density[i];
-  r->mass = s->mass[i];
-  memcpy(r->inertia, s->inertia + 3 * i, sizeof r->inertia);
-  memcpy(r->pos, s->pos + 3 * i, sizeof r->pos);
-  memcpy(r->quat, s->quat + 4 * i, sizeof r->quat);
-  memcpy(r->vel, s->vel + 6 * i, sizeof r->vel);
+static size_t wire_size(const sg_scene *s, int i) {
+  return sizeof(record_head) + sg_body_kind_of(s, i)->record_size(s, i);
 }
 
-static sg_err unpack(sg_scene *s, const body_record *r) {
+static void pack(const sg_scene *s, int i, unsigned char *out) {
+  const sg_body_kind_ops *kind = sg_body_kind_of(s, i);
+  const record_head h = {s->kind[i], (uint32_t)kind->record_size(s, i)};
+  memcpy(out, &h, sizeof h);
+  kind->pack(s, i, out + sizeof h);
+}
+
+/* Append the body of the record at in (avail bytes left in its message); *used: its length. */
+static sg_err unpack(sg_scene *s, const unsigned char *in, size_t avail, size_t *used) {
+  record_head h;
+  if (avail < sizeof h) return sg_error_set(SG_ERR_FORMAT, "body exchange: a record cut short");
+  memcpy(&h, in, sizeof h);
+  const sg_body_kind_ops *kind = sg_body_kind_get(h.kind);
+  if (!kind || h.bytes > avail - sizeof h)
+    return sg_error_set(SG_ERR_FORMAT, "body exchange: a record of unknown kind %d or cut short", (int)h.kind);
   int k;
-  SG_CHECK(sg_scene_add_body(s, r->shape, r->size, r->material, (int)r->fixed, r->density, r->pos, r->quat, r->vel, &k));
-  s->gid[k] = r->gid;
-  s->mass[k] = r->mass;
-  memcpy(s->inertia + 3 * k, r->inertia, sizeof r->inertia);
+  SG_CHECK(kind->unpack(s, in + sizeof h, h.bytes, &k));
+  s->kind[k] = h.kind;
+  *used = sizeof h + h.bytes;
+  return SG_OK;
+}
+
+/* Bytes for each destination rank (sc[P]); an error when a message would pass MPI's int count. */
+static sg_err send_counts(const sg_scene *src, const int *dest_off, const int *dest, int P, int *sc) {
+  long long *bytes = sg_calloc((size_t)P, sizeof *bytes, "exchange counts");
+  if (!bytes) return SG_ERR_MEM;
+  for (int i = 0; i < src->n; ++i)
+    for (int k = dest_off[i]; k < dest_off[i + 1]; ++k) bytes[dest[k]] += (long long)wire_size(src, i);
+  long long total = 0;
+  for (int k = 0; k < P; ++k) { sc[k] = (int)bytes[k]; total += bytes[k]; }
+  free(bytes);
+  if (total > INT_MAX) return sg_error_set(SG_ERR_ARG, "body exchange: %lld bytes to send pass MPI's int counts", total);
+  return SG_OK;
+}
+
+/* The records of the bodies for each rank, packed by destination rank then body from the byte
+ * offsets sd; fill[P] is scratch. */
+static void pack_all(const sg_scene *src, const int *dest_off, const int *dest, const int *sd, int P, int *fill,
+                     unsigned char *sbuf) {
+  memcpy(fill, sd, (size_t)P * sizeof *fill);
+  for (int i = 0; i < src->n; ++i)
+    for (int k = dest_off[i]; k < dest_off[i + 1]; ++k) {
+      pack(src, i, sbuf + fill[dest[k]]);
+      fill[dest[k]] += (int)wire_size(src, i);
+    }
+}
+
+/* Every received record appended to dst, by source rank; from[dst->n] its source. */
+static sg_err unpack_all(const unsigned char *rbuf, const int *rd, int P, sg_scene *dst, int **from, int *cap_from) {
+  for (int k = 0; k < P; ++k)
+    for (size_t off = (size_t)rd[k], used = 0; off < (size_t)rd[k + 1]; off += used) {
+      if (from) SG_CHECK(sg_grow((void **)from, cap_from, dst->n + 1, sizeof(int), "body sources"));
+      if (from) (*from)[dst->n] = k;
+      SG_CHECK(unpack(dst, rbuf + off, (size_t)rd[k + 1] - off, &used));
+    }
   return SG_OK;
 }
 
 sg_err sg_bodies_exchange(MPI_Comm comm, const sg_scene *src, const int *dest_off, const int *dest, sg_scene *dst,
                           int **from, int *cap_from) {
-  int P, me;
+  int P;
   MPI_Comm_size(comm, &P);
-  MPI_Comm_rank(comm, &me);
   int *sc = sg_calloc((size_t)P, sizeof *sc, "exchange counts"), *rc = sg_calloc((size_t)P, sizeof *rc, "exchange counts");
   int *sd = sg_calloc((size_t)P + 1, sizeof *sd, "exchange offsets"), *rd = sg_calloc((size_t)P + 1, sizeof *rd, "exchange offsets");
-  body_record *sbuf = NULL, *rbuf = NULL;
-  sg_err err = (sc && rc && sd && rd) ? SG_OK : SG_ERR_MEM;
-  for (int i = 0; !err && i < src->n; ++i)
-    for (int k = dest_off[i]; k < dest_off[i + 1]; ++k) sc[dest[k]]++;
+  int *fill = sg_calloc((size_t)P, sizeof *fill, "exchange offsets");
+  unsigned char *sbuf = NULL, *rbuf = NULL;
+  sg_err err = (sc && rc && sd && rd && fill) ? SG_OK : SG_ERR_MEM;
+  if (!err) err = send_counts(src, dest_off, dest, P, sc);
+  err = sg_error_collective(comm, err);
   if (!err && MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm) != MPI_SUCCESS)
     err = sg_error_set(SG_ERR_LIB, "body exchange: MPI_Alltoall failed");
+  long long received = 0;
+  for (int k = 0; !err && k < P; ++k) { sd[k + 1] = sd[k] + sc[k]; received += rc[k]; }
+  if (!err && received > INT_MAX)
+    err = sg_error_set(SG_ERR_ARG, "body exchange: %lld bytes to receive pass MPI's int counts", received);
+  for (int k = 0; !err && k < P; ++k) rd[k + 1] = rd[k] + rc[k];
   if (!err) {
-    for (int k = 0; k < P; ++k) { sd[k + 1] = sd[k] + sc[k]; rd[k + 1] = rd[k] + rc[k]; }
-    sbuf = sg_calloc((size_t)(sd[P] > 0 ? sd[P] : 1), sizeof *sbuf, "exchange buffer");
-    rbuf = sg_calloc((size_t)(rd[P] > 0 ? rd[P] : 1), sizeof *rbuf, "exchange buffer");
+    sbuf = sg_calloc((size_t)sd[P] + 1, 1, "exchange buffer");
+    rbuf = sg_calloc((size_t)rd[P] + 1, 1, "exchange buffer");
     if (!sbuf || !rbuf) err = SG_ERR_MEM;
   }
+  err = sg_error_collective(comm, err);
   if (!err) {
-    int *fill = rc; /* reused: rc is rebuilt from rd below */
-    memcpy(fill, sd, (size_t)P * sizeof *fill);
-    for (int i = 0; i < src->n; ++i)
-      for (int k = dest_off[i]; k < dest_off[i + 1]; ++k) pack(src, i, &sbuf[fill[dest[k]]++]);
+    pack_all(src, dest_off, dest, sd, P, fill, sbuf);
     /* counts and displacements in bytes: a record is plain bytes (ranks share one architecture) */
-    for (int k = 0; k < P; ++k) {
-      sc[k] = (sd[k + 1] - sd[k]) * (int)sizeof(body_record);
-      rc[k] = (rd[k + 1] - rd[k]) * (int)sizeof(body_record);
-    }
-    int *sdb = sg_calloc((size_t)P, sizeof *sdb, "exchange offsets"), *rdb = sg_calloc((size_t)P, sizeof *rdb, "exchange offsets");
-    if (!sdb || !rdb) err = SG_ERR_MEM;
-    for (int k = 0; !err && k < P; ++k) { sdb[k] = sd[k] * (int)sizeof(body_record); rdb[k] = rd[k] * (int)sizeof(body_record); }
-    if (!err && MPI_Alltoallv(sbuf, sc, sdb, MPI_BYTE, rbuf, rc, rdb, MPI_BYTE, comm) != MPI_SUCCESS)
+    if (MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm) != MPI_SUCCESS)
       err = sg_error_set(SG_ERR_LIB, "body exchange: MPI_Alltoallv failed");
-    free(sdb);
-    free(rdb);
   }
-  if (!err && from) err = sg_grow((void **)from, cap_from, dst->n + rd[P], sizeof(int), "body sources");
-  for (int k = 0; !err && k < P; ++k)
-    for (int m = rd[k]; m < rd[k + 1] && !err; ++m) {
-      if (from) (*from)[dst->n] = k;
-      err = unpack(dst, &rbuf[m]);
-    }
-  free(sc); free(rc); free(sd); free(rd); free(sbuf); free(rbuf);
+  if (!err) err = unpack_all(rbuf, rd, P, dst, from, cap_from);
+  free(sc); free(rc); free(sd); free(rd); free(fill); free(sbuf); free(rbuf);
   return err;
 }
 

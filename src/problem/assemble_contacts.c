@@ -1,9 +1,8 @@
-/* Problem assembly from rigid bodies and contacts, paper 002 (29)-(31), (44):
- * one subsystem per moving body (6 unknowns: linear then angular velocity, world frame), and per
- * contact the body-wise Jacobian J_{i,b} = R_i [I3, -[r]x] (rows n, t1, t2 of the contact frame;
- * r = contact point - centre of mass), with the opposite sign for body B. */
+/* Problem assembly from a scene's bodies and contacts, paper 002 (29)-(31): one subsystem per
+ * moving body and one contact constraint per contact, with a Jacobian block per moving body it
+ * touches; each body's numbers come from its kind (body_kind.h). */
 #include <math.h>
-#include <string.h>
+#include <stdlib.h>
 #include "signorini/assemble.h"
 #include "signorini/la.h"
 
@@ -16,19 +15,6 @@ void sg_contact_frame(const double *n, double *t1, double *t2) {
   v3_cross(t1, n, ax);
   v3_normalize(t1);
   v3_cross(t2, n, t1);
-}
-
-/* Row k of J_{i,b} = [t_k^T, (r x t_k)^T]: the velocity of the material point along t_k. */
-static void body_jacobian(const double *frame /* 3 rows */, const double *r, double sign, double *J) {
-  for (int k = 0; k < 3; ++k) {
-    const double *t = frame + 3 * k;
-    double rxt[3];
-    v3_cross(rxt, r, t);
-    for (int c = 0; c < 3; ++c) {
-      J[6 * k + c] = sign * t[c];
-      J[6 * k + 3 + c] = sign * rxt[c];
-    }
-  }
 }
 
 double sg_contact_error(double gap, double dt, double erp) {
@@ -63,69 +49,53 @@ sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt) {
   return sg_units_from_scales(m, l, dt);
 }
 
-void sg_rigid_velocity_to_units(const sg_units *u, const double *v_si, double *v) {
-  const double vel = sg_units_velocity(u);
-  for (int k = 0; k < 3; ++k) {
-    v[k] = v_si[k] / vel;
-    v[3 + k] = v_si[3 + k] * u->time;
-  }
+/* Room for the widest held body's A (dof x dof) and b, and a contact's two Jacobian blocks. */
+typedef struct {
+  double *A, *b, *J[2];
+  double *mem;
+} scratch;
+
+static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
+  size_t d = 1;
+  for (int i = 0; i < s->n; ++i)
+    if (!s->fixed[i] && (size_t)sg_body_dof(s, i) > d) d = (size_t)sg_body_dof(s, i);
+  w->mem = sg_calloc(d * d + 7 * d, sizeof *w->mem, "assembly blocks");
+  if (!w->mem) return SG_ERR_MEM;
+  w->A = w->mem;
+  w->b = w->A + d * d;
+  w->J[0] = w->b + d;
+  w->J[1] = w->J[0] + 3 * d;
+  return SG_OK;
 }
 
-void sg_rigid_velocity_to_si(const sg_units *u, const double *v, double *v_si) {
-  const double vel = sg_units_velocity(u);
-  for (int k = 0; k < 3; ++k) {
-    v_si[k] = v[k] * vel;
-    v_si[3 + k] = v[3 + k] / u->time;
-  }
-}
-
-/* Subsystem of a moving body in units u: with v = V vt (linear), w = wt / T (angular), the rows of
- * M (v_k+1 - v_k) = f dt + J^T lambda divided by M V (linear) and M L V (angular), and lambda = M V
- * lambda_t, A and b become A_lin = m / M, A_ang = I / (M L^2), b = A v_k + (m / M) g dt / V. */
+/* Subsystem of a moving body: its A_j and b_j from its kind (paper 002 (8), (29)). */
 static sg_err add_body(const sg_scene *s, int i, const sg_step_params *prm, const sg_units *u, sg_problem *p,
-                       int *sub) {
-  const double inv = 1.0 / (1.0 - prm->theta), m = s->mass[i] / u->mass, L2 = u->length * u->length;
-  double R[9], Iw[9], A[36] = {0}, b[6], v[6];
-  quat_to_mat(R, s->quat + 4 * i);
-  inertia_world(Iw, R, s->inertia + 3 * i);
-  /* A = M_k / (1 - theta), b = A v_k + f_k dt with f = gravity; the gyroscopic term is not in f:
-   * angular momentum is the integrated state (see integrate.c). */
-  for (int k = 0; k < 3; ++k) A[7 * k] = m * inv;
-  for (int r = 0; r < 3; ++r)
-    for (int q = 0; q < 3; ++q) A[(3 + r) * 6 + 3 + q] = Iw[3 * r + q] / (u->mass * L2) * inv;
-  sg_rigid_velocity_to_units(u, s->vel + 6 * i, v);
-  const double gravity_to_units = prm->dt / sg_units_velocity(u);
-  for (int r = 0; r < 6; ++r) {
-    double acc = 0;
-    for (int q = 0; q < 6; ++q) acc += A[r * 6 + q] * v[q];
-    b[r] = acc + (r < 3 ? m * s->gravity[r] * gravity_to_units : 0.0);
-  }
-  return sg_problem_add_subsystem(p, 6, A, b, s->gid[i], sub);
+                       const scratch *w, int *sub) {
+  const sg_body_kind_ops *kind = sg_body_kind_of(s, i);
+  kind->subsystem(s, i, u, prm->dt, prm->theta, w->A, w->b);
+  return sg_problem_add_subsystem(p, kind->dof(s, i), w->A, w->b, s->gid[i], sub);
 }
 
-/* Contact k in units u: Jacobian rows [t, (r x t) / L], error e / V. A fixed body's velocity
+/* Contact k in units u: each moving body's block J_ij from its kind (rows n, t1, t2; paper 002
+ * (29)-(31), (44)), body B's with the opposite sign, and the error e / V. A fixed body's velocity
  * (v, w) does not move it: it is the velocity of its surface (a belt, a turntable), which enters e,
  * whose rows then hold the velocity of A relative to B along (n, t1, t2) that J leaves out. */
 static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
-                          sg_problem *p, const int *sub_of_body) {
-  double frame[9], Ja[18], Jb[18], r[3];
+                          sg_problem *p, const int *sub_of_body, const scratch *w) {
+  double frame[9];
   v3_copy(frame, ct->cp.normal);
   sg_contact_frame(frame, frame + 3, frame + 6);
+  const int body[2] = {ct->a, ct->b};
+  const double sign[2] = {1.0, -1.0};
   int subs[2], np = 0;
   const double *Js[2];
-  if (!s->fixed[ct->a]) {
-    v3_sub(r, ct->cp.point, s->pos + 3 * ct->a);
-    v3_scale(r, r, 1.0 / u->length);
-    body_jacobian(frame, r, 1.0, Ja);
-    subs[np] = sub_of_body[ct->a];
-    Js[np++] = Ja;
-  }
-  if (!s->fixed[ct->b]) {
-    v3_sub(r, ct->cp.point, s->pos + 3 * ct->b);
-    v3_scale(r, r, 1.0 / u->length);
-    body_jacobian(frame, r, -1.0, Jb);
-    subs[np] = sub_of_body[ct->b];
-    Js[np++] = Jb;
+  for (int side = 0; side < 2; ++side) {
+    const int i = body[side];
+    if (s->fixed[i]) continue;
+    sg_body_kind_of(s, i)->point_jacobian(s, i, 0, ct->cp.point, frame, 3, u, sign[side], w->J[np]);
+    subs[np] = sub_of_body[i];
+    Js[np] = w->J[np];
+    np++;
   }
   double e[3] = {sg_contact_error(ct->cp.gap, prm->dt, prm->erp), 0, 0}, drag[3] = {0, 0, 0}, us[3];
   if (s->fixed[ct->a]) { rigid_point_velocity(us, s->vel + 6 * ct->a, s->pos + 3 * ct->a, ct->cp.point); v3_add(drag, drag, us); }
@@ -139,10 +109,14 @@ sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_
   sg_problem_reset(p);
   p->units = *u;
   p->dt = prm->dt;
+  scratch w;
+  SG_CHECK(scratch_alloc(s, &w));
+  sg_err err = SG_OK;
   for (int i = 0; i < s->n; ++i) {
     sub_of_body[i] = -1;
-    if (!s->fixed[i]) SG_CHECK(add_body(s, i, prm, u, p, &sub_of_body[i]));
+    if (!err && !s->fixed[i]) err = add_body(s, i, prm, u, p, &w, &sub_of_body[i]);
   }
-  for (int k = 0; k < c->n; ++k) SG_CHECK(add_contact(s, &c->c[k], prm, u, p, sub_of_body));
-  return SG_OK;
+  for (int k = 0; k < c->n && !err; ++k) err = add_contact(s, &c->c[k], prm, u, p, sub_of_body, &w);
+  free(w.mem);
+  return err;
 }

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/body_kind.h"
 #include "signorini/la.h"
 #include "signorini/scene.h"
 
@@ -19,7 +20,7 @@ const char *sg_shape_name(int shape) {
 
 sg_err sg_scene_reserve(sg_scene *s, int cap) {
   if (cap <= s->cap) return SG_OK;
-  GROW(gid, 1); GROW(shape, 1); GROW(size, 3); GROW(material, 1); GROW(fixed, 1);
+  GROW(gid, 1); GROW(kind, 1); GROW(shape, 1); GROW(size, 3); GROW(material, 1); GROW(fixed, 1);
   GROW(density, 1); GROW(mass, 1); GROW(inertia, 3); GROW(pos, 3); GROW(quat, 4); GROW(vel, 6);
   s->cap = cap;
   return SG_OK;
@@ -36,7 +37,7 @@ sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials) {
 }
 
 void sg_scene_destroy(sg_scene *s) {
-  free(s->gid); free(s->shape); free(s->size); free(s->material); free(s->fixed);
+  free(s->gid); free(s->kind); free(s->shape); free(s->size); free(s->material); free(s->fixed);
   free(s->density); free(s->mass); free(s->inertia); free(s->pos); free(s->quat); free(s->vel);
   free(s->friction);
   free(s->motions);
@@ -51,6 +52,7 @@ sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int mater
   int i = s->n++;
   static const double qid[4] = {1, 0, 0, 0}, vz[6] = {0};
   s->gid[i] = i;
+  s->kind[i] = SG_BODY_RIGID6;
   s->shape[i] = shape;
   memcpy(s->size + 3 * i, size, 3 * sizeof(double));
   s->material[i] = material;
@@ -70,6 +72,7 @@ sg_err sg_scene_copy_body(sg_scene *dst, const sg_scene *src, int i) {
   SG_CHECK(sg_scene_add_body(dst, src->shape[i], src->size + 3 * i, src->material[i], src->fixed[i], src->density[i],
                              src->pos + 3 * i, src->quat + 4 * i, src->vel + 6 * i, &k));
   dst->gid[k] = src->gid[i];
+  dst->kind[k] = src->kind[i];
   dst->mass[k] = src->mass[i];
   memcpy(dst->inertia + 3 * k, src->inertia + 3 * i, 3 * sizeof(double));
   return SG_OK;
@@ -168,7 +171,7 @@ void sg_scene_remove_bodies(sg_scene *s, const unsigned char *drop) {
   for (int i = 0; i < s->n; ++i) {
     if (drop[i]) continue;
     if (k != i) {
-      KEEP(gid, 1); KEEP(shape, 1); KEEP(size, 3); KEEP(material, 1); KEEP(fixed, 1); KEEP(density, 1);
+      KEEP(gid, 1); KEEP(kind, 1); KEEP(shape, 1); KEEP(size, 3); KEEP(material, 1); KEEP(fixed, 1); KEEP(density, 1);
       KEEP(mass, 1); KEEP(inertia, 3); KEEP(pos, 3); KEEP(quat, 4); KEEP(vel, 6);
     }
     ++k;
@@ -201,6 +204,8 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
     int sh = s->shape[i];
     if (sh < 0 || sh >= SG_SHAPE_COUNT)
       return sg_error_set(SG_ERR_FORMAT, "body %lld: unknown shape code %d (%s)", id, sh, where);
+    if (!sg_body_kind_get(s->kind[i]))
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: unknown body kind %d (%s)", id, s->kind[i], where);
     if (!finite_all(s->size + 3 * i, 3) || !finite_all(s->pos + 3 * i, 3) ||
         !finite_all(s->quat + 4 * i, 4) || !finite_all(s->vel + 6 * i, 6) || !isfinite(s->density[i]))
       return sg_error_set(SG_ERR_FORMAT, "body %lld: NaN or Inf in its data (%s)", id, where);

@@ -4,25 +4,33 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/body_kind.h"
 #include "signorini/exchange.h"
 #include "signorini/timing.h"
 #include "step/stepper_internal.h"
 
-/* The ghosts' vhat from their owners, written where their subsystems sit in v. Collective. */
+/* The ghosts' vhat from their owners, written where their subsystems sit in v. Each body's values
+ * travel in a slot of the widest kind's width (one width for every rank). Collective. */
 static sg_err forward_ghost_velocities(sg_stepper *st, double *v, double *ghost_vals) {
   const sg_problem *p = &st->prob;
   const sg_scene *s = st->s;
-  int *offset = sg_calloc((size_t)st->n_local + 1, sizeof *offset, "metric offsets");
-  sg_err err = sg_error_collective(st->comm, offset ? SG_OK : SG_ERR_MEM);
+  const int w = sg_body_max_dof();
+  double *own = sg_calloc((size_t)w * (size_t)st->n_local + 1, sizeof *own, "metric slots");
+  sg_err err = sg_error_collective(st->comm, own ? SG_OK : SG_ERR_MEM);
   if (!err) {
     for (int i = 0; i < st->n_local; ++i)
-      if (!s->fixed[i]) offset[i] = p->sub_off[st->sub_of_body[i]];
-    err = sg_error_collective(st->comm, sg_ghosts_forward(&st->gh, v, offset, 6, ghost_vals));
+      if (!s->fixed[i]) {
+        const int j = st->sub_of_body[i];
+        memcpy(own + (size_t)w * i, v + p->sub_off[j], (size_t)p->sub_dof[j] * sizeof(double));
+      }
+    err = sg_error_collective(st->comm, sg_ghosts_forward(&st->gh, own, NULL, w, ghost_vals));
   }
-  free(offset);
+  free(own);
   SG_CHECK(err);
-  for (int i = st->n_local; i < s->n; ++i)
-    memcpy(v + p->sub_off[st->sub_of_body[i]], ghost_vals + 6 * (i - st->n_local), 6 * sizeof(double));
+  for (int i = st->n_local; i < s->n; ++i) {
+    const int j = st->sub_of_body[i];
+    memcpy(v + p->sub_off[j], ghost_vals + (size_t)w * (i - st->n_local), (size_t)p->sub_dof[j] * sizeof(double));
+  }
   return SG_OK;
 }
 
@@ -36,7 +44,8 @@ sg_err sg_stepper_metric(sg_stepper *st, long long *n_contacts, double *residual
   *residual = 0;
   int nv = sg_problem_n_v(p), n_ghosts = st->s->n - st->n_local;
   /* rank-local errors agreed on before each collective below (error.h) */
-  sg_err err = sg_grow((void **)&st->metric_v, &st->cap_metric_v, nv + 6 * n_ghosts + 1, sizeof(double), "metric");
+  sg_err err = sg_grow((void **)&st->metric_v, &st->cap_metric_v, nv + sg_body_max_dof() * n_ghosts + 1, sizeof(double),
+                       "metric");
   if (!err) err = sg_grow((void **)&st->metric_terms, &st->cap_metric_terms, st->contacts.n + 1, sizeof(double), "metric");
   if (!err) err = sg_metric_velocity(p, st->lambda, st->metric_v);
   SG_CHECK(sg_error_collective(st->comm, err));

@@ -62,7 +62,7 @@ struct sg_stepper {
   int repartitions;
   long last_repartition_step;
   /* metric */
-  double *metric_v, *metric_terms;   /* vhat per body of s (6 each), per kept constraint */
+  double *metric_v, *metric_terms;   /* vhat of the subsystems and the ghosts' slots; per kept constraint */
   int cap_metric_v, cap_metric_terms;
   /* contacts of the solved motion (recheck.c) */
   sg_contacts recheck, merged;

@@ -1,7 +1,8 @@
 /* Warm starts: the multipliers of last step's contacts, carried by contact identity (gid_a, gid_b,
  * feature) and kept in SI (checkpoints store them); the solver gets them in the problem's units,
- * with vhat started from the bodies' current velocities (exact for resting bodies). Each rank keeps
- * the entries touching its bodies; an entry's keeper writes it to a checkpoint. */
+ * with vhat started from the bodies' current velocities (exact for resting bodies), each body's
+ * by its kind. Each rank keeps the entries touching its bodies; an entry's keeper writes it to a
+ * checkpoint. */
 #include <math.h>
 #include <string.h>
 #include "signorini/assemble.h"
@@ -62,7 +63,8 @@ sg_err sg_stepper_set_warm(sg_stepper *st, const sg_warm_entry *entries, int n) 
 void sg_stepper_warm_start_velocity(sg_stepper *st) {
   const sg_scene *s = st->s;
   for (int i = 0; i < s->n; ++i)
-    if (st->sub_of_body[i] >= 0) sg_rigid_velocity_to_units(&st->units, s->vel + 6 * i, st->v + st->prob.sub_off[st->sub_of_body[i]]);
+    if (st->sub_of_body[i] >= 0)
+      sg_body_kind_of(s, i)->velocity_in_units(s, i, &st->units, st->v + st->prob.sub_off[st->sub_of_body[i]]);
 }
 
 /* lambda of the contacts seen last step (both lists sorted by identity: one merge pass) */
