@@ -4,9 +4,12 @@
  * H = A + J^T G J) with G_i a symmetric rows x rows block per constraint. sg_newton_sys assembles H
  * as a distributed MPIAIJ matrix whose rows belong to the rank that owns the subsystem
  * (problem->sub_owner; everything on rank 0 when the problem has no owners), solves H x = r with a
- * KSP configured from the options database under the solver's prefix, and hands x back to every
- * rank in the problem's own ordering. The nonlinear part of each solver works on the (replicated)
- * problem; only the linear algebra is distributed. */
+ * KSP configured from the options database under the solver's prefix, and hands x back in the
+ * problem's own ordering. Two numberings of the same matrix:
+ *  - sg_newton_setup, for a problem replicated on every rank (SG_SOLVER_WHOLE: CANAL, NSN): x comes
+ *    back whole to every rank;
+ *  - sg_newton_setup_local, for a rank's part (SG_SOLVER_LOCAL: SAP; newton_local.c): x comes back
+ *    for the rank's owned and ghost subsystems. */
 #ifndef SIGNORINI_NEWTON_H
 #define SIGNORINI_NEWTON_H
 #include <petscksp.h>
@@ -32,6 +35,9 @@ typedef struct {
   Mat H;
   Vec x, r, x_all;
   VecScatter to_all;
+  int n_loc;               /* local layout (sg_newton_setup_local): unknowns of owned + ghost subsystems */
+  Vec x_loc;               /* x at those unknowns, in the problem's order (NULL: whole layout) */
+  VecScatter to_loc;
   KSP ksp;
   int ksp_its_total;       /* linear iterations summed over solves since setup */
 } sg_newton_sys;
@@ -60,10 +66,17 @@ sg_err sg_newton_init(sg_newton_sys *ns, MPI_Comm comm, const char *prefix, KSPT
                       PCType pc_default, PCType sub_pc_default);
 /* Numbering and preallocated H for the sparsity of p (A blocks plus subsystems coupled by a constraint). */
 sg_err sg_newton_setup(sg_newton_sys *ns, const sg_problem *p);
+/* The same for a rank's part of a problem (SG_SOLVER_LOCAL: its owned subsystems, ghost subsystems
+ * owned elsewhere, every constraint touching an owned subsystem). Global rows: the owned subsystems,
+ * ranks in order (a prefix sum of their unknowns), each rank's in problem order; a ghost's rows are
+ * its owner's, asked for by global id. Each rank's rows of H are then complete from local data.
+ * Collective; one rank is the degenerate case (the numbering of sg_newton_setup). */
+sg_err sg_newton_setup_local(sg_newton_sys *ns, const sg_problem *p);
 /* H = A + sum_i J_i^T G_i J_i (owned rows only; G stride SG_NEWTON_GSTRIDE; G may be NULL: H = A). */
 sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *G);
-/* Solve H x = rhs; rhs and x are full-length arrays in the problem's ordering (replicated on every
- * rank). Returns the KSP iteration count; a KSP that breaks down is an SG_ERR_NUMERIC error (hitting
+/* Solve H x = rhs; rhs and x are full-length arrays in the problem's ordering. rhs is read at the
+ * owned subsystems; x is written at every subsystem (whole layout: all of the replicated problem;
+ * local layout: owned and ghosts, a ghost's entries those of its owner's rows). Returns the KSP iteration count; a KSP that breaks down is an SG_ERR_NUMERIC error (hitting
  * the KSP iteration cap is not: the inexact step is still a descent direction for an SPD H). */
 sg_err sg_newton_solve(sg_newton_sys *ns, const sg_problem *p, const double *rhs, double *x, int *its);
 void sg_newton_destroy(sg_newton_sys *ns);

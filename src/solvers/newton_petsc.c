@@ -1,4 +1,5 @@
-/* Distributed Newton matrix H = A + sum_i J_i^T G_i J_i on PETSc (see newton.h). Rows of subsystem j
+/* Distributed Newton matrix H = A + sum_i J_i^T G_i J_i on PETSc (see newton.h), and its numbering
+ * for a problem replicated on every rank (the local numbering: newton_local.c). Rows of subsystem j
  * live on its owner; each rank adds exactly the blocks of its own rows (a constraint that couples
  * subsystems of two ranks is added row-block by row-block on both), so assembly needs no
  * off-process values and is the same whatever the number of ranks. */
@@ -6,12 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/fault.h"
-#include "signorini/newton.h"
-
-#define SG_PETSC(call)                                                           \
-  do {                                                                           \
-    if (call) return sg_error_set(SG_ERR_LIB, "PETSc call failed: %s", #call);  \
-  } while (0)
+#include "solvers/newton_internal.h"
 
 sg_err sg_ksp_create(MPI_Comm comm, const char *prefix, KSPType ksp_default, PCType pc_default,
                      PCType sub_pc_default, KSP *ksp) {
@@ -62,6 +58,8 @@ static void free_petsc_objects(sg_newton_sys *ns) {
   if (ns->r) VecDestroy(&ns->r);
   if (ns->x_all) VecDestroy(&ns->x_all);
   if (ns->to_all) VecScatterDestroy(&ns->to_all);
+  if (ns->x_loc) VecDestroy(&ns->x_loc);
+  if (ns->to_loc) VecScatterDestroy(&ns->to_loc);
 }
 
 /* Global offsets: ranks in order, subsystems of a rank in problem order. */
@@ -128,25 +126,35 @@ static sg_err preallocation(sg_newton_sys *ns, const sg_problem *p) {
   return SG_OK;
 }
 
-sg_err sg_newton_setup(sg_newton_sys *ns, const sg_problem *p) {
+sg_err sg_newton_begin_setup(sg_newton_sys *ns) {
   /* a new problem brings a new matrix whose local sizes may differ (contacts come and go, bodies
    * migrate between ranks): a KSP/PC set up for the old sizes refuses it, so reset it (type, prefix,
    * tolerances and options stay) */
   if (ns->H && KSPReset(ns->ksp)) return sg_error_set(SG_ERR_LIB, "PETSc call failed: KSPReset");
   free_petsc_objects(ns);
-  SG_CHECK(number_unknowns(ns, p));
+  return SG_OK;
+}
+
+sg_err sg_newton_create_matrix(sg_newton_sys *ns, const sg_problem *p) {
   SG_CHECK(preallocation(ns, p));
   int nloc = ns->row_hi - ns->row_lo;
   SG_PETSC(MatCreateAIJ(ns->comm, nloc, nloc, ns->n_v, ns->n_v, 0, ns->nnz_d, 0, ns->nnz_o, &ns->H));
   SG_PETSC(MatSetOption(ns->H, MAT_SYMMETRIC, PETSC_TRUE));
   SG_PETSC(MatSetOption(ns->H, MAT_SPD, PETSC_TRUE));
   SG_PETSC(MatCreateVecs(ns->H, &ns->x, &ns->r));
-  SG_PETSC(VecScatterCreateToAll(ns->x, &ns->to_all, &ns->x_all));
   int maxd = 0;
   for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
   ns->maxd = maxd;
   SG_CHECK(sg_grow((void **)&ns->blk, &ns->cap_blk, maxd * maxd + 3 * maxd + 1, sizeof(double), "Newton block"));
   SG_CHECK(sg_grow((void **)&ns->cols, &ns->cap_cols, 2 * maxd + 1, sizeof(int), "Newton columns"));
+  return SG_OK;
+}
+
+sg_err sg_newton_setup(sg_newton_sys *ns, const sg_problem *p) {
+  SG_CHECK(sg_newton_begin_setup(ns));
+  SG_CHECK(number_unknowns(ns, p));
+  SG_CHECK(sg_newton_create_matrix(ns, p));
+  SG_PETSC(VecScatterCreateToAll(ns->x, &ns->to_all, &ns->x_all));
   return SG_OK;
 }
 
@@ -228,6 +236,14 @@ sg_err sg_newton_solve(sg_newton_sys *ns, const sg_problem *p, const double *rhs
   if (reason < 0 && reason != KSP_DIVERGED_ITS)
     return sg_error_set(SG_ERR_NUMERIC, "linear solver (-%sksp_type) diverged: %s after %d iterations",
                         ns->prefix, KSPConvergedReasons[reason], (int)n);
+  if (ns->to_loc) { /* local layout: owned and ghost unknowns, already in the problem's order */
+    SG_PETSC(VecScatterBegin(ns->to_loc, ns->x, ns->x_loc, INSERT_VALUES, SCATTER_FORWARD));
+    SG_PETSC(VecScatterEnd(ns->to_loc, ns->x, ns->x_loc, INSERT_VALUES, SCATTER_FORWARD));
+    SG_PETSC(VecGetArrayRead(ns->x_loc, &all));
+    if (ns->n_loc) memcpy(x, all, (size_t)ns->n_loc * sizeof(double));
+    SG_PETSC(VecRestoreArrayRead(ns->x_loc, &all));
+    return SG_OK;
+  }
   SG_PETSC(VecScatterBegin(ns->to_all, ns->x, ns->x_all, INSERT_VALUES, SCATTER_FORWARD));
   SG_PETSC(VecScatterEnd(ns->to_all, ns->x, ns->x_all, INSERT_VALUES, SCATTER_FORWARD));
   SG_PETSC(VecGetArrayRead(ns->x_all, &all));

@@ -76,9 +76,19 @@
  * Warm start: the given v (v* if it is not finite); the given lambda is not used. Output: v and
  * lambda = gamma(v) (impulses; soft rows -k e - c J v). On NaN or a line search failure the result is
  * SG_ERR_NUMERIC and v / lambda hold the last iterate whose gradient was finite.
- * Parallel: every rank does the same (replicated, deterministic) nonlinear work on the replicated
- * problem; only H's assembly and the KSP are distributed (rows by p->sub_owner); the KSP solution is
- * scattered to every rank, so all ranks take identical steps.
+ * Parallel (SG_SOLVER_LOCAL): each rank works on its part of the problem: its owned subsystems, the
+ * ghost subsystems owned elsewhere (A_j, b_j, warm start and J blocks the same bits as on their
+ * owner) and every constraint touching an owned subsystem (one shared by two ranks is on both, with
+ * its pairs in the same order). Sums over v run over the owned subsystems, sums over constraints over
+ * those this rank counts (the owner of the constraint's first pair's subsystem, as the stepper's
+ * keeper and SubADMM), each followed by one MPI_Allreduce: per Newton iteration one for l_p and the
+ * norms of (25)-(26), one (max) for theta_d; per line search one for dp^T (v - v*), dv^T dp and one
+ * per evaluation of l', l''. H's rows are the owned subsystems (newton_local.c), complete from local
+ * data; the KSP solution comes back for the owned and the ghost unknowns, and ghosts take the same
+ * alpha, so a ghost's v keeps its owner's bits and a shared constraint's gamma, G and stick flag are
+ * the same on both ranks. Every decision (warm start, stick count, take, stagnation, alpha) follows
+ * from reduced numbers, the same on every rank, so all ranks run the same collectives. One rank is
+ * the degenerate case: no ghosts, every sum in the order of a serial loop, the reductions skipped.
  * PETSc log stages "SAP assembly" and "SAP KSP" show up in -log_view. */
 #include <float.h>
 #include <math.h>
@@ -107,6 +117,12 @@ typedef struct {
   double *G;                          /* SG_NEWTON_GSTRIDE per constraint */
   double *Rn, *Rt, *vhat;             /* per constraint */
   int cap_a, cap_v, cap_r, cap_c, cap_g;
+  /* distribution (see the header's "Parallel") */
+  MPI_Comm comm;
+  int rank, size;
+  int any_sub, any_con;               /* some rank has a subsystem, a constraint */
+  unsigned char *sub_mine, *con_mine; /* owned subsystems; constraints this rank counts in the sums */
+  int cap_mine_sub, cap_mine_con;
 } sap;
 
 static PetscLogStage g_stage_asm = -1, g_stage_ksp = -1;
@@ -220,13 +236,13 @@ static void sap_destroy(sg_solver *s) {
   if (d->ns_ready) sg_newton_destroy(&d->ns);
   free(d->L); free(d->vstar); free(d->vk); free(d->grad); free(d->dv); free(d->dv2); free(d->dp); free(d->dscale);
   free(d->jtg); free(d->tmp); free(d->vc); free(d->dvc); free(d->gam); free(d->dy); free(d->G); free(d->Rn);
-  free(d->Rt); free(d->vhat);
+  free(d->Rt); free(d->vhat); free(d->sub_mine); free(d->con_mine);
   free(d);
   s->data = NULL;
 }
 
 static sg_err ensure_work(sap *d, const sg_problem *p) {
-  int na = p->sub_aoff[p->n_sub], nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p), nc = p->n_con;
+  int na = p->n_sub ? p->sub_aoff[p->n_sub] : 0, nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p), nc = p->n_con;
   int c;
   SG_CHECK(sg_grow((void **)&d->L, &d->cap_a, na + 1, sizeof(double), "SAP factors"));
   double **vs[] = {&d->vstar, &d->vk, &d->grad, &d->dv, &d->dv2, &d->dp, &d->dscale, &d->jtg, &d->tmp};
@@ -316,7 +332,47 @@ static sg_err factor_and_regularize(sap *d, const sg_problem *p) {
   return SG_OK;
 }
 
-/* gamma(vc) (and G when wanted) for every constraint; returns the sum of the constraint costs. */
+/* ---------------------------------------------------------------- distribution */
+
+/* The subsystems this rank owns, and the constraints it counts in sums over constraints: the owner
+ * of a constraint's first pair's subsystem counts it (the stepper's keeper, SubADMM's rule), so each
+ * term is added once over the ranks. */
+static sg_err mark_mine(sap *d, const sg_problem *p) {
+  SG_CHECK(sg_grow((void **)&d->sub_mine, &d->cap_mine_sub, p->n_sub + 1, 1, "SAP ownership"));
+  SG_CHECK(sg_grow((void **)&d->con_mine, &d->cap_mine_con, p->n_con + 1, 1, "SAP ownership"));
+  for (int j = 0; j < p->n_sub; ++j) d->sub_mine[j] = sg_newton_owner(p, j) == d->rank;
+  for (int i = 0; i < p->n_con; ++i) {
+    int q0 = p->con_pair[i];
+    d->con_mine[i] = q0 < p->con_pair[i + 1] ? sg_newton_owner(p, p->pair_sub[q0]) == d->rank : d->rank == 0;
+  }
+  return SG_OK;
+}
+
+/* x[0..n) summed over the ranks, in place. One rank: the identity, so its results keep their bits.
+ * Every rank gets the same sums (MPI_Allreduce), so every rank takes the same decisions. */
+static void sum_over_ranks(const sap *d, double *x, int n) {
+  if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, d->comm);
+}
+
+static int count_over_ranks(const sap *d, int n) {
+  if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT, MPI_SUM, d->comm);
+  return n;
+}
+
+/* sum_k a_k b_k over the unknowns of the owned subsystems, in index order (a rank's part of a dot
+ * product over the whole v: one rank sums exactly as a plain loop over v does). */
+static double dot_owned(const sap *d, const sg_problem *p, const double *a, const double *b) {
+  double s = 0;
+  for (int j = 0; j < p->n_sub; ++j) {
+    if (!d->sub_mine[j]) continue;
+    for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) s += a[k] * b[k];
+  }
+  return s;
+}
+
+/* gamma(vc) (and G when wanted) for every constraint of this rank (those shared with another rank
+ * too: their rows of the gradient and of H need them); returns the sum of the costs of the
+ * constraints it counts. */
 static double eval_constraints(const sap *d, const sg_problem *p, const double *vc, double *gam, double *G) {
   double total = 0;
   for (int i = 0; i < p->n_con; ++i) {
@@ -336,12 +392,13 @@ static double eval_constraints(const sap *d, const sg_problem *p, const double *
         cost = k * e * x + 0.5 * c * x * x;
       }
     }
-    total += cost;
+    if (d->con_mine[i]) total += cost;
   }
   return total;
 }
 
-/* Line search context: l'(alpha) = a0 + alpha a1 - dvc^T gamma(vc + alpha dvc), see the header. */
+/* Line search context: l'(alpha) = a0 + alpha a1 - dvc^T gamma(vc + alpha dvc), see the header.
+ * a0, a1 are the global dot products; each rank adds its counted constraints' terms. */
 typedef struct {
   const sap *d;
   const sg_problem *p;
@@ -358,8 +415,11 @@ static double ls_fdf(double alpha, double *df, void *ctx) {
   const sap *d = c->d;
   int nr = sg_problem_n_rows(p);
   for (int r = 0; r < nr; ++r) c->vc_a[r] = d->vc[r] + alpha * d->dvc[r];
-  double f = c->a0 + alpha * c->a1, h = c->a1;
+  /* rank 0 starts from the quadratic part, so that one rank sums in the order of a serial loop */
+  double fh[2] = {d->rank == 0 ? c->a0 + alpha * c->a1 : 0.0, d->rank == 0 ? c->a1 : 0.0};
+  double f = fh[0], h = fh[1];
   for (int i = 0; i < p->n_con; ++i) {
+    if (!d->con_mine[i]) continue;
     int r0 = p->con_row[i], rows = sg_con_rows(p->kind[i]);
     double G[9], *g = c->g_a + r0;
     const double *dvc = d->dvc + r0;
@@ -381,15 +441,14 @@ static double ls_fdf(double alpha, double *df, void *ctx) {
       h += dvc[a] * acc;
     }
   }
+  fh[0] = f;
+  fh[1] = h;
+  sum_over_ranks(d, fh, 2); /* one reduction per evaluation: every rank sees the same l', l'' */
+  f = fh[0];
+  h = fh[1];
   if (!isfinite(f)) c->nan = 1;
   *df = h;
   return f;
-}
-
-static double dot(int n, const double *a, const double *b) {
-  double s = 0;
-  for (int k = 0; k < n; ++k) s += a[k] * b[k];
-  return s;
 }
 
 /* y = A x, blockwise. */
@@ -410,6 +469,7 @@ static void apply_A(const sg_problem *p, const double *x, double *y) {
  * branch's Hessian R^{-1} into G and its impulse offset y - gamma into dy (0 elsewhere). Returns the
  * number flagged. */
 static int flag_stick(const sap *d, const sg_problem *p, double *G, double *dy) {
+  /* a shared contact is flagged alike on both of its ranks (same vc, dvc bits): counted once */
   int nflag = 0;
   memset(dy, 0, (size_t)sg_problem_n_rows(p) * sizeof(double));
   for (int i = 0; i < p->n_con; ++i) {
@@ -427,9 +487,9 @@ static int flag_stick(const sap *d, const sg_problem *p, double *G, double *dy) 
     dy[r0] = yn - g[0];
     dy[r0 + 1] = y1 - g[1];
     dy[r0 + 2] = y2 - g[2];
-    ++nflag;
+    nflag += d->con_mine[i];
   }
-  return nflag;
+  return count_over_ranks(d, nflag);
 }
 
 /* Exact line search along dv from vk: sets d->dp = A dv and d->dvc = J dv, returns in *alpha the
@@ -442,24 +502,28 @@ static sg_err line_search(sap *d, const sg_problem *p, ls_ctx *lc, const double 
   apply_A(p, dv, d->dp);
   sg_problem_apply_J(p, dv, d->dvc);
   for (int k = 0; k < nv; ++k) d->tmp[k] = d->vk[k] - d->vstar[k];
-  lc->a0 = dot(nv, d->dp, d->tmp);
-  lc->a1 = dot(nv, dv, d->dp);
+  double a[2] = {dot_owned(d, p, d->dp, d->tmp), dot_owned(d, p, dv, d->dp)};
+  sum_over_ranks(d, a, 2);
+  lc->a0 = a[0];
+  lc->a1 = a[1];
   lc->nan = 0;
   double h0, f0 = ls_fdf(0.0, &h0, lc);
   if (!isfinite(f0) || !isfinite(lc->a1))
     return sg_error_set(SG_ERR_NUMERIC, "SAP diverged at Newton iteration %d: non-finite Newton step", it);
   if (f0 >= 0) return SG_OK; /* no descent in floating point */
-  double lo = 0.0, hi = 1.0, hh, fh = ls_fdf(hi, &hh, lc), a = hi;
+  double lo = 0.0, hi = 1.0, hh, fh = ls_fdf(hi, &hh, lc), al = hi;
   while (isfinite(fh) && fh < 0 && hi < 1e8) { lo = hi; hi *= 2.0; fh = ls_fdf(hi, &hh, lc); }
-  a = hi;
-  if (fh != 0 && sg_rtsafe(ls_fdf, lc, lo, hi, 1e-15, 200, &a))
+  al = hi;
+  if (fh != 0 && sg_rtsafe(ls_fdf, lc, lo, hi, 1e-15, 200, &al))
     return sg_error_set(SG_ERR_NUMERIC, "SAP line search failed at Newton iteration %d: %s", it, sg_error_message());
-  if (!(a > 0) || lc->nan)
-    return sg_error_set(SG_ERR_NUMERIC, "SAP line search failed at Newton iteration %d (alpha %g)", it, a);
+  if (!(al > 0) || lc->nan)
+    return sg_error_set(SG_ERR_NUMERIC, "SAP line search failed at Newton iteration %d (alpha %g)", it, al);
   /* l_p(vk + a dv) = q0 + a x^T A dv + a^2/2 dv^T A dv + sum_i l_i,  x = vk - v* */
-  *alpha = a;
-  for (int r = 0; r < nr; ++r) lc->vc_a[r] = d->vc[r] + a * d->dvc[r];
-  *cost = lc->q0 + a * lc->a0 + 0.5 * a * a * lc->a1 + eval_constraints(d, p, lc->vc_a, lc->g_a, NULL);
+  *alpha = al;
+  for (int r = 0; r < nr; ++r) lc->vc_a[r] = d->vc[r] + al * d->dvc[r];
+  double lsum = eval_constraints(d, p, lc->vc_a, lc->g_a, NULL);
+  sum_over_ranks(d, &lsum, 1);
+  *cost = lc->q0 + al * lc->a0 + 0.5 * al * al * lc->a1 + lsum;
   return SG_OK;
 }
 
@@ -483,101 +547,159 @@ static sg_err newton_direction(sap *d, const sg_problem *p, const double *rhs, d
   return err;
 }
 
-/* Factors, v*, the regularization and H's numbering: everything fixed during a solve. */
+/* Factors, v*, the regularization and H's numbering: everything fixed during a solve. Collective:
+ * a rank may hold no subsystem or no constraint while others do, and must take part all the same. */
 static sg_err sap_setup(sg_solver *s, const sg_problem *p) {
   sap *d = s->data;
-  if (p->n_sub == 0) return SG_OK;
+  d->comm = s->comm;
+  MPI_Comm_rank(s->comm, &d->rank);
+  MPI_Comm_size(s->comm, &d->size);
+  int any[2] = {p->n_sub > 0, p->n_con > 0};
+  if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, d->comm);
+  d->any_sub = any[0];
+  d->any_con = any[1];
+  if (!d->any_sub) return SG_OK;
   double t0 = MPI_Wtime();
-  SG_CHECK(ensure_work(d, p));
-  SG_CHECK(factor_and_regularize(d, p));
-  if (p->n_con > 0) {
+  sg_err err = ensure_work(d, p);
+  if (!err) err = mark_mine(d, p);
+  if (!err) err = factor_and_regularize(d, p); /* ghosts too: a shared constraint's R needs their A_j */
+  SG_CHECK(sg_error_collective(d->comm, err));
+  if (d->any_con) {
     register_stages();
     SG_CHECK(ensure_newton(d, s));
-    SG_CHECK(sg_newton_setup(&d->ns, p));
+    SG_CHECK(sg_newton_setup_local(&d->ns, p));
     d->choose_pc = 1;
   }
   sg_timer_add(SG_PHASE_FACTOR, t0);
   return SG_OK;
 }
 
-/* theta_d of the shared test: the largest momentum residual of a subsystem, ||grad_j|| (grad = A v - b - J^T gamma). */
-static double momentum_residual(const sg_problem *p, const double *grad) {
+/* theta_d of the shared test: the largest momentum residual of an owned subsystem, ||grad_j||
+ * (grad = A v - b - J^T gamma), over every rank. */
+static double momentum_residual(const sap *d, const sg_problem *p, const double *grad) {
   double worst = 0;
   for (int j = 0; j < p->n_sub; ++j) {
+    if (!d->sub_mine[j]) continue;
     double g2 = 0;
     for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) g2 += grad[k] * grad[k];
     worst = fmax(worst, sqrt(g2));
   }
+  if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, d->comm); /* max: exact */
   return worst;
 }
 
-static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
-  sap *d = s->data;
-  int rank, nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
-  MPI_Comm_rank(s->comm, &rank);
-  info->beta = 0;
-  if (p->n_sub == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
-  if (p->n_con == 0) { /* free motion is the answer */
-    memcpy(v, d->vstar, (size_t)nv * sizeof(double));
-    info->reason = SG_CONVERGED_TRIVIAL;
-    return SG_OK;
-  }
+/* What one iterate's evaluation gives the loop: l_p (24), ||D grad|| and the scale of (26). */
+typedef struct {
+  double cost, ng, scale;
+} sap_eval;
 
-  /* warm start: the given v (v* when it is not usable) */
-  int finite = 1;
-  for (int k = 0; k < nv; ++k) finite &= isfinite(v[k]) != 0;
-  memcpy(d->vk, finite ? v : d->vstar, (size_t)nv * sizeof(double));
-
-  /* scratch for the line search: dp and tmp hold n_v, we need two n_rows arrays */
-  double *vc_a = malloc(sizeof(double) * (size_t)(2 * nr + 1));
-  if (!vc_a) return sg_error_set(SG_ERR_MEM, "out of memory (SAP line search)");
-  ls_ctx lc = {.d = d, .p = p, .vc_a = vc_a, .g_a = vc_a + nr};
-  sg_err err = SG_OK;
-  int it = 0, stalled = 0;
-  double em = INFINITY, theta_d = INFINITY, cost_prev = INFINITY;
-  sg_converged_reason reason = SG_SOLVE_ITERATING;
-  for (;;) {
-    double ti = MPI_Wtime();
-    /* gradient at vk: grad = A (v - v*) - J^T gamma (Alg. 2) */
-    sg_problem_apply_J(p, d->vk, d->vc);
-    double cost = eval_constraints(d, p, d->vc, d->gam, d->G);
-    for (int k = 0; k < nv; ++k) d->tmp[k] = d->vk[k] - d->vstar[k];
-    apply_A(p, d->tmp, d->grad);
-    lc.q0 = 0.5 * dot(nv, d->tmp, d->grad);
-    cost += lc.q0; /* l_p (24) */
-    memset(d->jtg, 0, (size_t)nv * sizeof(double));
-    sg_problem_apply_JT_add(p, d->gam, d->jtg);
-    apply_A(p, d->vk, d->tmp); /* A v, for the scale of (26) */
-    double ng = 0, nm = 0, nj = 0;
-    for (int k = 0; k < nv; ++k) {
-      d->grad[k] -= d->jtg[k];
+/* gamma, G and grad = A (v - v*) - J^T gamma at vk (Alg. 2), and the global sums of l_p and of the
+ * scaled norms of (25)-(26) in one reduction; lc->q0 = 1/2 ||vk - v*||_A^2. */
+static sap_eval evaluate(sap *d, const sg_problem *p, ls_ctx *lc) {
+  const int nv = sg_problem_n_v(p);
+  double sums[5];
+  sg_problem_apply_J(p, d->vk, d->vc);
+  sums[0] = eval_constraints(d, p, d->vc, d->gam, d->G);
+  for (int k = 0; k < nv; ++k) d->tmp[k] = d->vk[k] - d->vstar[k];
+  apply_A(p, d->tmp, d->grad);
+  sums[1] = dot_owned(d, p, d->tmp, d->grad);
+  memset(d->jtg, 0, (size_t)nv * sizeof(double));
+  sg_problem_apply_JT_add(p, d->gam, d->jtg);
+  apply_A(p, d->vk, d->tmp); /* A v, for the scale of (26) */
+  double ng = 0, nm = 0, nj = 0;
+  for (int j = 0; j < p->n_sub; ++j)
+    for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) {
+      d->grad[k] -= d->jtg[k]; /* a ghost's entries lack the constraints of other ranks: not used */
+      if (!d->sub_mine[j]) continue;
       double s2 = d->dscale[k];
       ng += (s2 * d->grad[k]) * (s2 * d->grad[k]);
       nm += (s2 * d->tmp[k]) * (s2 * d->tmp[k]);
       nj += (s2 * d->jtg[k]) * (s2 * d->jtg[k]);
     }
-    ng = sqrt(ng); nm = sqrt(nm); nj = sqrt(nj);
-    double scale = fmax(nm, nj);
-    if (!isfinite(ng) || !isfinite(scale)) {
+  sums[2] = ng;
+  sums[3] = nm;
+  sums[4] = nj;
+  sum_over_ranks(d, sums, 5);
+  lc->q0 = 0.5 * sums[1];
+  sap_eval e = {sums[0], sqrt(sums[2]), fmax(sqrt(sums[3]), sqrt(sums[4]))};
+  e.cost += lc->q0; /* l_p (24) */
+  return e;
+}
+
+/* Stiction prediction (see the header) after the Newton step dv (d->dvc = J dv from its search): the
+ * step of the surrogate with the stick branch for the sliding contacts dv reverses, taken (step,
+ * alpha updated) when its exact line search ends lower than cost_new. */
+static sg_err stick_step(sg_solver *s, sap *d, const sg_problem *p, ls_ctx *lc, int it, double cost, double cost_new,
+                         const double **step, double *alpha, sg_solve_info *info) {
+  const int nv = sg_problem_n_v(p);
+  int nflag = flag_stick(d, p, d->G, d->dy);
+  if (!nflag) return SG_OK;
+  for (int k = 0; k < nv; ++k) d->tmp[k] = -d->grad[k];
+  sg_problem_apply_JT_add(p, d->dy, d->tmp); /* -(grad - J^T dy): minus the surrogate's gradient */
+  SG_CHECK(newton_direction(d, p, d->tmp, d->dv2));
+  info->refactorizations++;
+  double alpha2 = 0, cost2 = 0;
+  if (line_search(d, p, lc, d->dv2, it, &alpha2, &cost2)) alpha2 = 0; /* a failed search: keep Newton */
+  int take = alpha2 > 0 && cost2 < cost_new;
+  if (take) { *step = d->dv2; *alpha = alpha2; }
+  if (s->monitor && d->rank == 0)
+    printf("  sap %4d  stick prediction: %d sliding contact(s) reversed, l_p %.6e vs Newton %.6e: %s\n", it, nflag,
+           alpha2 > 0 ? cost2 : cost, cost_new, take ? "taken" : "not taken");
+  return SG_OK;
+}
+
+/* The warm start: the given v, or v* when some rank's v is not finite (one choice for all ranks). */
+static void warm_start(sap *d, const sg_problem *p, const double *v) {
+  const int nv = sg_problem_n_v(p);
+  int finite = 1;
+  for (int k = 0; k < nv; ++k) finite &= isfinite(v[k]) != 0;
+  if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, &finite, 1, MPI_INT, MPI_MIN, d->comm);
+  memcpy(d->vk, finite ? v : d->vstar, (size_t)nv * sizeof(double));
+}
+
+static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  sap *d = s->data;
+  int nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
+  info->beta = 0;
+  if (!d->any_sub) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
+  if (!d->any_con) { /* free motion is the answer */
+    if (nv) memcpy(v, d->vstar, (size_t)nv * sizeof(double));
+    info->reason = SG_CONVERGED_TRIVIAL;
+    return SG_OK;
+  }
+  warm_start(d, p, v);
+
+  /* scratch for the line search: dp and tmp hold n_v, we need two n_rows arrays */
+  double *vc_a = malloc(sizeof(double) * (size_t)(2 * nr + 1));
+  SG_CHECK(sg_error_collective(d->comm, vc_a ? SG_OK : sg_error_set(SG_ERR_MEM, "out of memory (SAP line search)")));
+  ls_ctx lc = {.d = d, .p = p, .vc_a = vc_a, .g_a = vc_a + nr};
+  sg_err err = SG_OK;
+  int it = 0, stalled = 0;
+  double theta_d = INFINITY, cost_prev = INFINITY;
+  sg_converged_reason reason = SG_SOLVE_ITERATING;
+  for (;;) {
+    double ti = MPI_Wtime();
+    sap_eval e = evaluate(d, p, &lc);
+    if (!isfinite(e.ng) || !isfinite(e.scale)) {
       err = sg_error_set(SG_ERR_NUMERIC, "SAP diverged at Newton iteration %d: non-finite gradient", it);
       break;
     }
     /* the iterate is good: hand it to the caller */
-    memcpy(v, d->vk, (size_t)nv * sizeof(double));
-    memcpy(lambda, d->gam, (size_t)nr * sizeof(double));
-    theta_d = momentum_residual(p, d->grad);
-    em = scale > 0 ? ng / scale : ng; /* (32) */
+    if (nv) memcpy(v, d->vk, (size_t)nv * sizeof(double));
+    if (nr) memcpy(lambda, d->gam, (size_t)nr * sizeof(double));
+    theta_d = momentum_residual(d, p, d->grad);
+    double em = e.scale > 0 ? e.ng / e.scale : e.ng; /* (32) */
     char extra[64] = "";
-    if (s->monitor_fn) snprintf(extra, sizeof extra, "e_m %.3e  ||D grad|| %.3e", em, ng);
+    if (s->monitor_fn) snprintf(extra, sizeof extra, "e_m %.3e  ||D grad|| %.3e", em, e.ng);
     reason = sg_solver_test(s, it, 0.0, theta_d, extra); /* gamma(v) holds SAP's law exactly: theta_p = 0 */
     if (reason != SG_SOLVE_ITERATING) break;
     /* stagnation at round-off: l_p has not decreased by more than a few ulps three times running
      * (the gradient's round-off floor is about 1e-16 / min(R / w) relative) */
-    stalled = it > 0 && cost >= cost_prev - 8 * DBL_EPSILON * fabs(cost_prev) ? stalled + 1 : 0;
+    stalled = it > 0 && e.cost >= cost_prev - 8 * DBL_EPSILON * fabs(cost_prev) ? stalled + 1 : 0;
     if (stalled >= 3) { reason = SG_DIVERGED_STAGNATION; break; }
-    cost_prev = cost;
+    cost_prev = e.cost;
 
-    /* Newton step: H dv = -grad, H = A + J^T G J */
+    /* Newton step: H dv = -grad, H = A + J^T G J (dv comes back for the ghosts too) */
     for (int k = 0; k < nv; ++k) d->tmp[k] = -d->grad[k];
     err = newton_direction(d, p, d->tmp, d->dv);
     if (err) break;
@@ -589,24 +711,9 @@ static sg_err sap_solve(sg_solver *s, const sg_problem *p, double *v, double *la
     if (err) break;
     if (!(alpha > 0)) { reason = SG_DIVERGED_STAGNATION; break; } /* no descent left in floating point */
     const double *step = d->dv;
-
-    /* stiction prediction: the step of the surrogate with the stick branch for the sliding contacts
-     * that the Newton step reverses; taken when its exact line search ends lower (see the header) */
-    int nflag = d->stick_predict ? flag_stick(d, p, d->G, d->dy) : 0; /* d->dvc = J dv from the search */
-    if (nflag) {
-      for (int k = 0; k < nv; ++k) d->tmp[k] = -d->grad[k];
-      sg_problem_apply_JT_add(p, d->dy, d->tmp); /* -(grad - J^T dy): minus the surrogate's gradient */
-      err = newton_direction(d, p, d->tmp, d->dv2);
-      if (err) break;
-      info->refactorizations++;
-      double alpha2 = 0, cost2 = 0;
-      if (line_search(d, p, &lc, d->dv2, it, &alpha2, &cost2)) alpha2 = 0; /* a failed search: keep Newton */
-      int take = alpha2 > 0 && cost2 < cost_new;
-      if (take) { step = d->dv2; alpha = alpha2; }
-      if (s->monitor && rank == 0)
-        printf("  sap %4d  stick prediction: %d sliding contact(s) reversed, l_p %.6e vs Newton %.6e: %s\n", it, nflag,
-               alpha2 > 0 ? cost2 : cost, cost_new, take ? "taken" : "not taken");
-    }
+    if (d->stick_predict) err = stick_step(s, d, p, &lc, it, e.cost, cost_new, &step, &alpha, info);
+    if (err) break;
+    /* ghosts too, with the same alpha and their owner's step: they keep the owner's bits */
     for (int k = 0; k < nv; ++k) d->vk[k] += alpha * step[k];
     ++it;
     sg_timers.iterations += 1;
@@ -636,4 +743,5 @@ const sg_solver_ops sg_solver_sap_ops = {
   .view = sap_view,
   .solve = sap_solve,
   .destroy = sap_destroy,
+  .layout = SG_SOLVER_LOCAL,
 };

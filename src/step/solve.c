@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include "signorini/assemble.h"
+#include "signorini/body_kind.h"
 #include "signorini/timing.h"
 #include "step/stepper_internal.h"
 
@@ -72,8 +73,8 @@ static sg_err solve_once(sg_stepper *st, sg_solve_info *info) {
   if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = measure_imbalance(st);
   sg_err err = SG_OK;
   for (int i = 0; i < st->n_local && !err; ++i)
-    for (int r = 0; sg_stepper_owns(st, i) && r < 6 && !err; ++r)
-      if (!isfinite(st->v[p->sub_off[st->sub_of_body[i]] + r]))
+    for (int r = 0, j = st->sub_of_body[i]; sg_stepper_owns(st, i) && r < p->sub_dof[j] && !err; ++r)
+      if (!isfinite(st->v[p->sub_off[j] + r]))
         err = sg_error_set(SG_ERR_NUMERIC, "solver returned a non-finite velocity at step %lld (body %lld); state kept",
                            (long long)s->step, (long long)s->gid[i]);
   return sg_error_collective(st->comm, err);
@@ -83,9 +84,11 @@ sg_err sg_stepper_solved_motion(sg_stepper *st, double **vhat_si) {
   const sg_scene *s = st->s;
   sg_err err = sg_grow((void **)&st->solved_vel, &st->cap_solved_vel, 6 * s->n + 1, sizeof(double), "solved velocities");
   SG_CHECK(sg_error_collective(st->comm, err));
+  /* laid out as the scene's velocity state (scene.h: 6 per body), which the sweeps of recheck.c read */
   for (int i = 0; i < st->n_local; ++i)
     if (sg_stepper_owns(st, i))
-      sg_rigid_velocity_to_si(&st->units, st->v + st->prob.sub_off[st->sub_of_body[i]], st->solved_vel + 6 * i);
+      sg_body_kind_of(s, i)->velocity_to_si(s, i, &st->units, st->v + st->prob.sub_off[st->sub_of_body[i]],
+                                            st->solved_vel + 6 * i);
   *vhat_si = st->solved_vel;
   if (st->size > 1) err = sg_ghosts_forward(&st->gh, *vhat_si, NULL, 6, *vhat_si + 6 * st->n_local);
   return sg_error_collective(st->comm, err);

@@ -1,0 +1,148 @@
+/* The Newton matrix's numbering for a rank's part of a problem (sg_newton_setup_local, newton.h):
+ * owned subsystems numbered by rank order, ghosts' rows asked of their owners by global id, and the
+ * scatter that hands the solution back to the owned and ghost unknowns of the local layout. Nothing
+ * here is of the size of the whole problem: one all-to-all of counts, then messages to the ranks
+ * that own ghosts. */
+#include <stdlib.h>
+#include <string.h>
+#include "solvers/newton_internal.h"
+
+typedef struct {
+  int64_t gid;
+  int row;
+} gid_row;
+
+static int cmp_gid_row(const void *a, const void *b) {
+  int64_t x = ((const gid_row *)a)->gid, y = ((const gid_row *)b)->gid;
+  return (x > y) - (x < y);
+}
+
+static sg_err number_owned(sg_newton_sys *ns, const sg_problem *p);
+static sg_err ghost_rows(sg_newton_sys *ns, const sg_problem *p);
+static sg_err answer_requests(const sg_newton_sys *ns, const sg_problem *p, const int64_t *gid, int n, int *row);
+static sg_err create_local_scatter(sg_newton_sys *ns, const sg_problem *p);
+
+sg_err sg_newton_setup_local(sg_newton_sys *ns, const sg_problem *p) {
+  SG_CHECK(sg_newton_begin_setup(ns));
+  sg_err err = sg_grow((void **)&ns->gofs, &ns->cap_gofs, p->n_sub + 1, sizeof(int), "Newton numbering");
+  SG_CHECK(sg_error_collective(ns->comm, err));
+  SG_CHECK(number_owned(ns, p));
+  SG_CHECK(ghost_rows(ns, p));
+  SG_CHECK(sg_error_collective(ns->comm, sg_newton_create_matrix(ns, p)));
+  return create_local_scatter(ns, p);
+}
+
+/* Rows of the owned subsystems: this rank's block starts after the unknowns of lower ranks. */
+static sg_err number_owned(sg_newton_sys *ns, const sg_problem *p) {
+  int own = 0, lo = 0, total = 0;
+  for (int j = 0; j < p->n_sub; ++j)
+    if (sg_newton_owner(p, j) == ns->rank) own += p->sub_dof[j];
+  MPI_Exscan(&own, &lo, 1, MPI_INT, MPI_SUM, ns->comm);
+  if (ns->rank == 0) lo = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  MPI_Allreduce(&own, &total, 1, MPI_INT, MPI_SUM, ns->comm);
+  int row = lo;
+  for (int j = 0; j < p->n_sub; ++j) {
+    ns->gofs[j] = -1;
+    if (sg_newton_owner(p, j) != ns->rank) continue;
+    ns->gofs[j] = row;
+    row += p->sub_dof[j];
+  }
+  ns->row_lo = lo;
+  ns->row_hi = row;
+  ns->n_v = total;
+  ns->n_sub = p->n_sub;
+  ns->n_loc = sg_problem_n_v(p);
+  return SG_OK;
+}
+
+/* The owned row of each global id asked for (-1: not owned here). */
+static sg_err answer_requests(const sg_newton_sys *ns, const sg_problem *p, const int64_t *gid, int n, int *row) {
+  int n_own = 0;
+  gid_row *own = sg_calloc((size_t)p->n_sub + 1, sizeof *own, "Newton ghost rows");
+  if (!own) return SG_ERR_MEM;
+  for (int j = 0; j < p->n_sub; ++j)
+    if (sg_newton_owner(p, j) == ns->rank) own[n_own++] = (gid_row){p->sub_gid[j], ns->gofs[j]};
+  qsort(own, (size_t)n_own, sizeof *own, cmp_gid_row);
+  for (int m = 0; m < n; ++m) {
+    gid_row key = {gid[m], -1}, *hit = n_own ? bsearch(&key, own, (size_t)n_own, sizeof *own, cmp_gid_row) : NULL;
+    row[m] = hit ? hit->row : -1;
+  }
+  free(own);
+  return SG_OK;
+}
+
+/* Each ghost's first row from its owner: the ghosts' global ids go to their owners (grouped by owner
+ * rank), the rows come back in the same order. */
+static sg_err ghost_rows(sg_newton_sys *ns, const sg_problem *p) {
+  const int P = ns->size;
+  int n_ghost = 0;
+  for (int j = 0; j < p->n_sub; ++j) n_ghost += sg_newton_owner(p, j) != ns->rank;
+  if (P == 1) /* every subsystem is this rank's */
+    return n_ghost ? sg_error_set(SG_ERR_ARG, "Newton numbering: a subsystem owned by another rank on one rank") : SG_OK;
+  int64_t *rgid = NULL;
+  int *rrow = NULL, *cnt = sg_calloc(4 * (size_t)P + 2, sizeof *cnt, "Newton ghost rows");
+  int64_t *sgid = sg_calloc((size_t)n_ghost + 1, sizeof *sgid, "Newton ghost rows");
+  int *sidx = sg_calloc((size_t)n_ghost + 1, sizeof *sidx, "Newton ghost rows");
+  int *srow = sg_calloc((size_t)n_ghost + 1, sizeof *srow, "Newton ghost rows");
+  sg_err err = cnt && sgid && sidx && srow ? SG_OK : SG_ERR_MEM;
+  for (int j = 0; j < p->n_sub; ++j) {
+    int o = sg_newton_owner(p, j);
+    if (o == ns->rank) continue;
+    if (o < 0 || o >= P) err = sg_error_set(SG_ERR_ARG, "Newton numbering: subsystem %lld has owner %d of %d ranks", (long long)p->sub_gid[j], o, P);
+    else if (!err) cnt[o]++;
+  }
+  err = sg_error_collective(ns->comm, err);
+  if (err) goto out;
+  int *scount = cnt, *rcount = cnt + P, *soff = cnt + 2 * P, *roff = cnt + 3 * P + 1;
+  MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, ns->comm);
+  soff[0] = roff[0] = 0;
+  for (int k = 0; k < P; ++k) {
+    soff[k + 1] = soff[k] + scount[k];
+    roff[k + 1] = roff[k] + rcount[k];
+  }
+  int n_req = roff[P];
+  for (int k = 0; k < P; ++k) scount[k] = 0; /* refilled while packing */
+  for (int j = 0; j < p->n_sub; ++j) {
+    int o = sg_newton_owner(p, j);
+    if (o == ns->rank) continue;
+    int m = soff[o] + scount[o]++;
+    sgid[m] = p->sub_gid[j];
+    sidx[m] = j;
+  }
+  rgid = sg_calloc((size_t)n_req + 1, sizeof *rgid, "Newton ghost rows");
+  rrow = sg_calloc((size_t)n_req + 1, sizeof *rrow, "Newton ghost rows");
+  err = rgid && rrow ? SG_OK : SG_ERR_MEM;
+  err = sg_error_collective(ns->comm, err);
+  if (err) goto out;
+  MPI_Alltoallv(sgid, scount, soff, MPI_INT64_T, rgid, rcount, roff, MPI_INT64_T, ns->comm);
+  err = sg_error_collective(ns->comm, answer_requests(ns, p, rgid, n_req, rrow));
+  if (err) goto out;
+  MPI_Alltoallv(rrow, rcount, roff, MPI_INT, srow, scount, soff, MPI_INT, ns->comm);
+  for (int m = 0; m < n_ghost && !err; ++m) {
+    if (srow[m] < 0)
+      err = sg_error_set(SG_ERR_ARG, "Newton numbering: ghost subsystem %lld is not owned by rank %d",
+                         (long long)sgid[m], sg_newton_owner(p, sidx[m]));
+    ns->gofs[sidx[m]] = srow[m];
+  }
+  err = sg_error_collective(ns->comm, err);
+out:
+  free(cnt); free(sgid); free(sidx); free(srow); free(rgid); free(rrow);
+  return err;
+}
+
+/* x (global) -> x_loc: every unknown of the local layout, owned and ghost, from its global row. */
+static sg_err create_local_scatter(sg_newton_sys *ns, const sg_problem *p) {
+  PetscInt *idx = sg_calloc((size_t)ns->n_loc + 1, sizeof *idx, "Newton local scatter");
+  SG_CHECK(sg_error_collective(ns->comm, idx ? SG_OK : SG_ERR_MEM));
+  for (int j = 0; j < p->n_sub; ++j)
+    for (int k = 0; k < p->sub_dof[j]; ++k) idx[p->sub_off[j] + k] = ns->gofs[j] + k;
+  IS from = NULL;
+  PetscErrorCode perr = ISCreateGeneral(PETSC_COMM_SELF, ns->n_loc, idx, PETSC_COPY_VALUES, &from);
+  free(idx);
+  SG_PETSC(perr);
+  SG_PETSC(VecCreateSeq(PETSC_COMM_SELF, ns->n_loc, &ns->x_loc));
+  perr = VecScatterCreate(ns->x, from, ns->x_loc, NULL, &ns->to_loc);
+  ISDestroy(&from);
+  SG_PETSC(perr);
+  return SG_OK;
+}
