@@ -161,6 +161,11 @@ static void free_petsc(nsn *d) {
   d->n_loc = d->n_glob = -1;
 }
 
+/* The PETSc objects sized for the last problem (sg_solver_reset); the KSP and its options stay. */
+static void nsn_reset(sg_solver *s) {
+  if (s->data) free_petsc(s->data);
+}
+
 static void nsn_destroy(sg_solver *s) {
   nsn *d = s->data;
   if (!d) return;
@@ -632,6 +637,7 @@ const sg_solver_ops sg_solver_nsn_ops = {
   .create = nsn_create,
   .set_from_options = nsn_set_from_options,
   .setup = nsn_setup,
+  .reset = nsn_reset,
   .view = nsn_view,
   .solve = nsn_solve,
   .destroy = nsn_destroy,

@@ -102,6 +102,7 @@
 #include "signorini/sap.h"
 #include "signorini/solver.h"
 #include "signorini/timing.h"
+#include "solvers/newton_internal.h"
 
 typedef struct {
   double beta, sigma, stiffness, dissipation, dt;
@@ -228,6 +229,12 @@ static sg_err sap_set_from_options(sg_solver *s) {
                       &d->direct_max));
   /* the KSP reads its -sap_ksp_* / -sap_pc_* options now, before the unknown-option check */
   return ensure_newton(d, s);
+}
+
+/* H, its vectors and scatters, sized for the last problem (sg_solver_reset); the KSP and its options stay. */
+static void sap_reset(sg_solver *s) {
+  sap *d = s->data;
+  if (d && d->ns_ready) sg_newton_begin_setup(&d->ns);
 }
 
 static void sap_destroy(sg_solver *s) {
@@ -740,6 +747,7 @@ const sg_solver_ops sg_solver_sap_ops = {
   .create = sap_create,
   .set_from_options = sap_set_from_options,
   .setup = sap_setup,
+  .reset = sap_reset,
   .view = sap_view,
   .solve = sap_solve,
   .destroy = sap_destroy,

@@ -5,7 +5,7 @@
  *  - a user convergence test decides: one that stops at iteration 3 gives exactly 3 iterations
  *    and its reason;
  *  - setup then solve gives the same bits as solve alone (setup is the part of solve that depends
- *    only on the problem), and a second solve of the same problem repeats them;
+ *    only on the problem), and a second solve of the same problem, or one after a reset, repeats them;
  *  - per-instance prefixes: two instances read -solver_tol and -solver_max_it under their own
  *    prefixes, and view names the prefix and the tolerance.
  * Problems: the random ones of tests/random_problem.h (frictionless and frictional contacts). */
@@ -135,6 +135,10 @@ static void check_solver(const char *name, const sg_problem *p, int trial) {
   CHECKF(same_bits(&a, &b, p), "%s trial %d: setup + solve differs from solve", name, trial);
   solve(s, p, 0, &c);
   CHECKF(same_bits(&a, &c, p), "%s trial %d: a second solve of the same problem differs", name, trial);
+  free_answer(&c);
+  sg_solver_reset(s);
+  solve(s, p, 0, &c);
+  CHECKF(same_bits(&a, &c, p), "%s trial %d: a solve after a reset differs", name, trial);
   free_answer(&b);
   free_answer(&c);
   if (a.info.reason == SG_CONVERGED_TOL && a.info.iterations > 3) {
