@@ -77,18 +77,18 @@ static long old_reach_pairs(const sg_scene *s, double margin, double dt) {
   if (!order) return -1;
   double vmax = 0, r = s->size[3];
   for (int k = 0; k < n; ++k) {
-    order[k] = (height){s->pos[3 * (k + 1) + 2], k + 1};
+    order[k] = (height){s->state.pos[3 * (k + 1) + 2], k + 1};
     vmax = fmax(vmax, sg_body_speed_bound(s, k + 1));
   }
   qsort(order, (size_t)n, sizeof *order, by_height);
   long pairs = 0;
   for (int a = 0; a < n; ++a) {
     int i = order[a].body;
-    const double *xi = s->pos + 3 * i;
+    const double *xi = s->state.pos + 3 * i;
     pairs += xi[2] - r < margin + dt * sg_body_speed_bound(s, i); /* the floor */
     for (int b = a + 1; b < n; ++b) {
       int j = order[b].body;
-      const double *xj = s->pos + 3 * j;
+      const double *xj = s->state.pos + 3 * j;
       if (xj[2] - xi[2] >= 2 * r + margin + 2 * dt * vmax) break;
       double d[3], reach = 2 * r + margin + dt * (sg_body_speed_bound(s, i) + sg_body_speed_bound(s, j));
       v3_sub(d, xj, xi);

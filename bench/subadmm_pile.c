@@ -104,7 +104,7 @@ static sg_err read_options(bench_options *o) {
 static void velocity_warm_start(const sg_scene *s, const sg_problem *p, const int *body_of_gid, double *v) {
   for (int j = 0; j < p->n_sub; ++j) {
     int i = body_of_gid[p->sub_gid[j]];
-    sg_rigid_velocity_to_units(&p->units, s->vel + 6 * i, v + p->sub_off[j]);
+    sg_rigid_velocity_to_units(&p->units, s->state.vel + 6 * i, v + p->sub_off[j]);
   }
 }
 
@@ -195,16 +195,16 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
   for (int i = 0; i < s.n; ++i) {
     if (s.fixed[i]) continue;
     mass += s.mass[i];
-    const double *v = s.vel + 6 * i;
+    const double *v = s.state.vel + 6 * i;
     vmax = fmax(vmax, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
-    zmax = fmax(zmax, s.pos[3 * i + 2]);
+    zmax = fmax(zmax, s.state.pos[3 * i + 2]);
   }
 
   /* ---- 2. the problem of one more step, and the fixed-iteration solve ---- */
   double *vel0 = malloc(sizeof(double) * 6 * (size_t)s.n);
-  memcpy(vel0, s.vel, sizeof(double) * 6 * (size_t)s.n); /* velocities the step's problem was built from */
+  memcpy(vel0, s.state.vel, sizeof(double) * 6 * (size_t)s.n); /* velocities the step's problem was built from */
   sg_scene s0 = s;                                         /* shallow copy: only vel is read through it */
-  s0.vel = vel0;
+  s0.state.vel = vel0;
   SG_CHECK(sg_stepper_step(st, &stats));
   const sg_step_stats meas = stats;
   long rss_sim = bench_maxrss_kb(); /* scene + stepper + its solver, before the benchmark's own copies */
@@ -316,7 +316,7 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
     printf("  pile: %ld spheres of radius %g m, dt %.6g s, margin %g m, read from %s\n", n_moving, r, prm.dt, prm.margin, o.load);
   else
     printf("  pile: %ld spheres of radius %g m, dt %.6g s, margin %g m, settled in this run for %.4g s\n", n_moving, r,
-           prm.dt, prm.margin, s0.time);
+           prm.dt, prm.margin, s0.state.time);
   char peak[64] = "peak not known: loaded";
   if (!o.do_load) snprintf(peak, sizeof peak, "%.2e of the peak %.3e J", ke / ke_peak, ke_peak);
   printf("  settledness: KE %.3e J (%.3e J/body, %s), max speed %.3e m/s, top at z = %.4g m, max penetration %.2e m (%.2e r)\n",

@@ -98,7 +98,7 @@ sg_err sg_partition_distributed(MPI_Comm comm, const sg_scene *s, const int64_t 
   for (int i = 0, k = 0; !err && i < s->n; ++i)
     if (!s->fixed[i]) {
       const sg_body_weight w = sg_body_kind_of(s, i)->partition_weight(s, i);
-      mine[k++] = (skel_record){(double)s->gid[i], s->pos[3 * i], s->pos[3 * i + 1], s->pos[3 * i + 2],
+      mine[k++] = (skel_record){(double)s->gid[i], s->state.pos[3 * i], s->state.pos[3 * i + 1], s->state.pos[3 * i + 2],
                                 sg_body_bounding_radius(s, i), (double)w.base, (double)w.per_contact};
     }
   /* an error on any rank stops every rank before the collectives below */

@@ -38,12 +38,12 @@ static sg_scene units_transform(const sg_scene *ref, const units_case *c) {
     double size[3], pos[3], v[6];
     for (int k = 0; k < 3; ++k) {
       size[k] = ref->size[3 * i + k] * len;
-      pos[k] = ref->pos[3 * i + k] * len;
-      v[k] = ref->vel[6 * i + k] * vel;
-      v[3 + k] = ref->vel[6 * i + 3 + k] / time;
+      pos[k] = ref->state.pos[3 * i + k] * len;
+      v[k] = ref->state.vel[6 * i + k] * vel;
+      v[3 + k] = ref->state.vel[6 * i + 3 + k] / time;
     }
     CHECK_OK(sg_scene_add_body(&s, ref->shape[i], size, ref->material[i], ref->fixed[i], ref->density[i] * dens, pos,
-                               ref->quat + 4 * i, v, NULL));
+                               ref->state.quat + 4 * i, v, NULL));
   }
   for (int k = 0; k < 3; ++k) s.gravity[k] = ref->gravity[k] * c->length / (c->time * c->time);
   CHECK_OK(sg_scene_update_mass(&s));
@@ -72,8 +72,8 @@ static void units_run(const sg_scene *ref, const units_case *c, double r_ref, do
   }
   for (int i = 0; i < s.n; ++i)
     for (int k = 0; k < 3; ++k) {
-      out[6 * i + k] = s.pos[3 * i + k] / r;
-      out[6 * i + 3 + k] = s.vel[6 * i + k] / vscale;
+      out[6 * i + k] = s.state.pos[3 * i + k] / r;
+      out[6 * i + 3 + k] = s.state.vel[6 * i + k] / vscale;
     }
   sg_stepper_destroy(&st);
   sg_solver_destroy(&solver);

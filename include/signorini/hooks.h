@@ -11,7 +11,7 @@ typedef enum {
   SG_HOOK_BEFORE_EXCHANGE = 1 << 0,  /* bodies may be inserted or deleted (inflow, outflow) */
   SG_HOOK_BEFORE_COLLISION = 1 << 1, /* kinematic bodies take their pose and velocity of the step */
   SG_HOOK_AFTER_SOLVE = 1 << 2,      /* the step's solution is known; bodies not yet moved */
-  SG_HOOK_END_OF_STEP = 1 << 3       /* bodies moved, s->time is the step's end */
+  SG_HOOK_END_OF_STEP = 1 << 3       /* bodies moved, s->state.time is the step's end */
 } sg_hook_stage;
 
 /* A body that entered or left the scene (inflow, outflow): its global id, the time, its state
@@ -47,7 +47,7 @@ typedef struct {
   MPI_Comm comm;
   sg_scene *s;
   int n_held;
-  double t0, t1;   /* the step runs from t0 to t1 (s->time is t0 until END_OF_STEP, then t1) */
+  double t0, t1;   /* the step runs from t0 to t1 (s->state.time is t0 until END_OF_STEP, then t1) */
   /* bodies inserted or deleted in the step: logged on the rank that holds them, tallied globally */
   sg_body_events *inserted, *deleted;
   sg_flow_tally *tally;

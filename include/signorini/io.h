@@ -71,7 +71,7 @@ sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out);
  * whatever the number of ranks or the distribution of the bodies (collective). */
 uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s);
 
-/* What a checkpoint holds besides the scene s (its bodies, s->step, s->time, s->next_gid) and the
+/* What a checkpoint holds besides the scene s (its bodies, s->state.step, s->state.time, s->next_gid) and the
  * run options. */
 typedef struct {
   /* sg_scene_hash of the scene file the run started from, computed right after reading it (before
@@ -114,7 +114,7 @@ void sg_checkpoint_info_free(sg_checkpoint_info *info);
  * ascending gid). Its scene_hash must be sg_scene_hash(s). s's moving bodies become the
  * checkpoint's (description, mass, state): on a distributed s, rank r keeps the r-th of P equal
  * blocks of them in gid order (on a replicated one, all); the fixed bodies stay s's (description,
- * kinematic flag, motions) and take the checkpoint's state; s->next_gid, s->step, s->time become
+ * kinematic flag, motions) and take the checkpoint's state; s->next_gid, s->state.step, s->state.time become
  * the checkpoint's. Refuses, with a one-line message naming the file: a file that is not a
  * checkpoint, a truncated or corrupted one (missing dataset or attribute, NaN, data not matching
  * its state_hash), one written for another scene (scene_hash). On failure s is unchanged and info

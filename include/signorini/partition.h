@@ -37,8 +37,8 @@
   (SG_SIZEOF_ELEM(sg_scene, gid) + SG_SIZEOF_ELEM(sg_scene, shape) + 3 * SG_SIZEOF_ELEM(sg_scene, size) + \
    SG_SIZEOF_ELEM(sg_scene, material) + SG_SIZEOF_ELEM(sg_scene, fixed) +                          \
    SG_SIZEOF_ELEM(sg_scene, density) + SG_SIZEOF_ELEM(sg_scene, mass) +                             \
-   3 * SG_SIZEOF_ELEM(sg_scene, inertia) + 3 * SG_SIZEOF_ELEM(sg_scene, pos) +                      \
-   4 * SG_SIZEOF_ELEM(sg_scene, quat) + 6 * SG_SIZEOF_ELEM(sg_scene, vel))
+   3 * SG_SIZEOF_ELEM(sg_scene, inertia) + 3 * SG_SIZEOF_ELEM(sg_scene, state.pos) +                      \
+   4 * SG_SIZEOF_ELEM(sg_scene, state.quat) + 6 * SG_SIZEOF_ELEM(sg_scene, state.vel))
 /* An owned body's subsystem in sg_problem: sub_dof, sub_off, sub_aoff, the 6x6 block A, b[6],
  * sub_gid (356 bytes). Only owned bodies carry a subsystem. */
 #define SG_PARTITION_BYTES_PER_SUBSYSTEM                                                            \

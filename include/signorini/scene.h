@@ -71,6 +71,19 @@ typedef struct {
   uint64_t seed;            /* the same seed gives the same bodies whatever the number of ranks */
 } sg_region;
 
+/* The state of the bodies: what a step changes, apart from the model that describes them (as
+ * MuJoCo's mjData beside its mjModel). Per-body arrays are indexed like the model's, and bodies
+ * enter and leave both together; a body's velocity state is rigid-6 until another kind needs more. */
+typedef struct {
+  double *pos;        /* [n][3] centre of mass, world */
+  double *quat;       /* [n][4] orientation (w, x, y, z), body to world */
+  double *vel;        /* [n][6] linear then angular velocity, world frame */
+  double time;        /* simulated time */
+  int64_t step;       /* steps taken */
+} sg_state;
+
+/* A scene: the model (what the bodies are: ids, kinds, shapes, materials, masses; the friction
+ * table, gravity, motions and regions) and its state. */
 typedef struct {
   int n;              /* bodies */
   int cap;            /* allocated capacity */
@@ -85,16 +98,12 @@ typedef struct {
   /* derived from the description (sg_scene_update_mass) */
   double *mass;       /* kg; 0 for fixed bodies */
   double *inertia;    /* [n][3] principal moments in the body frame */
-  /* state */
-  double *pos;        /* [n][3] centre of mass, world */
-  double *quat;       /* [n][4] orientation (w, x, y, z), body to world */
-  double *vel;        /* [n][6] linear then angular velocity, world frame */
   /* materials */
   int n_materials;
   double *friction;   /* [n_materials][n_materials], symmetric Coulomb coefficients */
   double gravity[3];
-  double time;        /* simulated time of the state */
-  int64_t step;       /* steps taken */
+  /* what a step changes */
+  sg_state state;
   /* distribution: distributed = 0: every rank holds the whole scene. distributed = 1: this rank
    * holds the moving bodies it owns (n_owned of them; each moving body of the run is held by
    * exactly one rank) and every fixed body (walls, planes: the same on every rank), all in
@@ -154,7 +163,7 @@ double sg_body_min_size(const sg_scene *s, int i);
 double sg_body_bounding_radius(const sg_scene *s, int i);
 
 /* Motions (src/scene/motion.c). Append one to body index i (made kinematic), its reference pose
- * the body's pose now, at s->time; kept sorted. Checked: finite numbers, t_end > t_start, no
+ * the body's pose now, at s->state.time; kept sorted. Checked: finite numbers, t_end > t_start, no
  * window overlapping another of the same body, a body not moving (SG_MOVING). */
 sg_err sg_scene_add_motion(sg_scene *s, int i, int kind, const double velocity[3], const double point[3],
                            double t_start, double t_end);

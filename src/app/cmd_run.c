@@ -147,12 +147,12 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err) err = read_run_options(comm, &s, &o, &prm);
   if (!err && o.restarting) err = check_same_as_checkpoint("-dt", prm.dt, ck.dt, o.restart);
   if (!err && o.restarting) err = check_same_as_checkpoint("-theta", prm.theta, ck.theta, o.restart);
-  long long start_step = s.step, n_total = 0;
+  long long start_step = s.state.step, n_total = 0;
   if (!err) {
     n_total = llround(o.t_final / prm.dt);
     if (n_total < start_step)
       err = sg_error_set(SG_ERR_ARG, "-t_final %g is before the time of the checkpoint %s (t = %.6g s, step %lld)",
-                         o.t_final, o.restart, s.time, start_step);
+                         o.t_final, o.restart, s.state.time, start_step);
   }
   if (!err) err = sg_solver_create(comm, o.solver, &solver);
   if (!err) err = sg_solver_set_from_options(solver);
@@ -202,7 +202,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     err = sg_error_collective(comm, sg_stepper_step(st, &stats));
     if (err) {
       /* the scene still holds the last good state: keep it as the final frame of the .partial */
-      sg_error_append(" (in step %lld; the last good state, t = %.6g s, is the final frame of %s)", g, s.time,
+      sg_error_append(" (in step %lld; the last good state, t = %.6g s, is the final frame of %s)", g, s.state.time,
                       sg_traj_partial_name(w));
       sg_traj_write_frame(w, &s);
       step_failed = 1;
@@ -243,7 +243,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     flow.deleted += stats.deleted;
     flow.mass_inserted += stats.mass_inserted;
     flow.mass_deleted += stats.mass_deleted;
-    sg_progress_update(&prog, k, n_steps, s.time, stats.iterations);
+    sg_progress_update(&prog, k, n_steps, s.state.time, stats.iterations);
   }
   sg_progress_finish(&prog);
   double wall = MPI_Wtime() - wall0;
@@ -271,7 +271,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     char *dot = strrchr(xmf, '.');
     if (dot && !strcmp(dot, ".h5")) strcpy(dot, ".xmf");
     else strncat(xmf, ".xmf", sizeof xmf - strlen(xmf) - 1);
-    printf("signorini: %ld steps of %.6g s (t = %.4g s), %lld bodies, solver %s\n", done_steps, prm.dt, s.time, n_bodies, o.solver);
+    printf("signorini: %ld steps of %.6g s (t = %.4g s), %lld bodies, solver %s\n", done_steps, prm.dt, s.state.time, n_bodies, o.solver);
     printf("  mean iterations per step   %.2f (%ld steps hit -solver_max_it)\n", done_steps ? sum_it / done_steps : 0.0, unconverged);
     printf("  mean contact residual      %.3e (paper 002 Sec. VII)\n", done_steps ? sum_res / done_steps : 0.0);
     printf("  max penetration            %.3e m\n", max_pen);

@@ -65,7 +65,7 @@ void sg_rigid_velocity_to_si(const sg_units *u, const double *v, double *v_si) {
 }
 
 static void velocity_in_units(const sg_scene *s, int i, const sg_units *u, double *v) {
-  sg_rigid_velocity_to_units(u, s->vel + 6 * i, v);
+  sg_rigid_velocity_to_units(u, s->state.vel + 6 * i, v);
 }
 
 static void velocity_to_si(const sg_scene *s, int i, const sg_units *u, const double *v, double *v_si) {
@@ -81,14 +81,14 @@ static void subsystem(const sg_scene *s, int i, const sg_units *u, double dt, do
   const double inv = 1.0 / (1.0 - theta), m = s->mass[i] / u->mass, L2 = u->length * u->length;
   double R[9], Iw[9], v[6];
   memset(A, 0, 36 * sizeof *A);
-  quat_to_mat(R, s->quat + 4 * i);
+  quat_to_mat(R, s->state.quat + 4 * i);
   inertia_world(Iw, R, s->inertia + 3 * i);
   /* A = M_k / (1 - theta), b = A v_k + f_k dt with f = gravity; the gyroscopic term is not in f:
    * angular momentum is the integrated state (see sg_integrate_body). */
   for (int k = 0; k < 3; ++k) A[7 * k] = m * inv;
   for (int r = 0; r < 3; ++r)
     for (int q = 0; q < 3; ++q) A[(3 + r) * 6 + 3 + q] = Iw[3 * r + q] / (u->mass * L2) * inv;
-  sg_rigid_velocity_to_units(u, s->vel + 6 * i, v);
+  sg_rigid_velocity_to_units(u, s->state.vel + 6 * i, v);
   const double gravity_to_units = dt / sg_units_velocity(u);
   for (int r = 0; r < 6; ++r) {
     double acc = 0;
@@ -103,7 +103,7 @@ static void point_jacobian(const sg_scene *s, int i, int link, const double poin
                            const sg_units *u, double sign, double *J) {
   (void)link;
   double r[3];
-  v3_sub(r, point, s->pos + 3 * i);
+  v3_sub(r, point, s->state.pos + 3 * i);
   v3_scale(r, r, 1.0 / u->length);
   for (int k = 0; k < rows; ++k) {
     const double *t = dirs + 3 * k;
@@ -117,7 +117,7 @@ static void point_jacobian(const sg_scene *s, int i, int link, const double poin
 }
 
 void sg_integrate_body(sg_scene *s, int i, const double *vhat, double theta, double dt) {
-  double *x = s->pos + 3 * i, *q = s->quat + 4 * i, *v = s->vel + 6 * i;
+  double *x = s->state.pos + 3 * i, *q = s->state.quat + 4 * i, *v = s->state.vel + 6 * i;
   const double inv = 1.0 / (1.0 - theta);
   double v_next[6];
   /* vhat = theta v_k + (1 - theta) v_{k+1} */
@@ -171,9 +171,9 @@ static void pack(const sg_scene *s, int i, void *record) {
   r.density = s->density[i];
   r.mass = s->mass[i];
   memcpy(r.inertia, s->inertia + 3 * i, sizeof r.inertia);
-  memcpy(r.pos, s->pos + 3 * i, sizeof r.pos);
-  memcpy(r.quat, s->quat + 4 * i, sizeof r.quat);
-  memcpy(r.vel, s->vel + 6 * i, sizeof r.vel);
+  memcpy(r.pos, s->state.pos + 3 * i, sizeof r.pos);
+  memcpy(r.quat, s->state.quat + 4 * i, sizeof r.quat);
+  memcpy(r.vel, s->state.vel + 6 * i, sizeof r.vel);
   memcpy(record, &r, sizeof r);
 }
 

@@ -38,9 +38,9 @@ static int segment_within(const double *p, const double *d, double r) {
 /* Does the segment x + t d come within r of the half-space of plane k? */
 static int plane_meets_segment(const sg_scene *s, int k, const double *x, const double *d, double r) {
   double R[9], n[3], rel[3];
-  quat_to_mat(R, s->quat + 4 * k);
+  quat_to_mat(R, s->state.quat + 4 * k);
   m3_col(n, R, 2);
-  v3_sub(rel, x, s->pos + 3 * k);
+  v3_sub(rel, x, s->state.pos + 3 * k);
   double start = v3_dot(rel, n);
   return fmin(start, start + v3_dot(d, n)) < r;
 }
@@ -48,8 +48,8 @@ static int plane_meets_segment(const sg_scene *s, int k, const double *x, const 
 /* Does the segment x + t d cross box k grown by r along each of its axes (a slab clip)? */
 static int box_meets_segment(const sg_scene *s, int k, const double *x, const double *d, double r) {
   double R[9], rel[3], p[3], e[3];
-  quat_to_mat(R, s->quat + 4 * k);
-  v3_sub(rel, x, s->pos + 3 * k);
+  quat_to_mat(R, s->state.quat + 4 * k);
+  v3_sub(rel, x, s->state.pos + 3 * k);
   m3t_mul_v(p, R, rel);
   m3t_mul_v(e, R, d);
   double t_in = 0, t_out = 1;
@@ -73,7 +73,7 @@ int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt)
   double d[3], back[3], p[3];
   sg_pair_displacement(s, i, j, dt, d);
   v3_scale(back, d, -1.0);
-  const double *xi = s->pos + 3 * i, *xj = s->pos + 3 * j;
+  const double *xi = s->state.pos + 3 * i, *xj = s->state.pos + 3 * j;
   double ri = sg_body_bounding_radius(s, i), rj = sg_body_bounding_radius(s, j);
   int plane_i = s->shape[i] == SG_SHAPE_PLANE, plane_j = s->shape[j] == SG_SHAPE_PLANE;
   /* a bounding sphere stays in place while its body turns; a turning (kinematic) plane sweeps by
@@ -239,7 +239,7 @@ static void median_velocity(grid *g, double *vref) {
   for (int k = 0; k < 3; ++k) {
     int m = 0;
     for (int i = 0; i < s->n; ++i)
-      if (g->body[i].level >= 0 && !s->fixed[i]) g->scratch[m++] = s->vel[6 * i + k];
+      if (g->body[i].level >= 0 && !s->fixed[i]) g->scratch[m++] = s->state.vel[6 * i + k];
     vref[k] = m ? median_of(g->scratch, m) : 0.0;
   }
 }
@@ -269,7 +269,7 @@ static void swept_box(const grid *g, int i, const double *vref, box3 *b) {
   const sg_scene *s = g->s;
   double grow = g->body[i].radius + 0.5 * g->margin;
   for (int k = 0; k < 3; ++k) {
-    double x = s->pos[3 * i + k], v = (s->fixed[i] == SG_FIXED ? 0.0 : s->vel[6 * i + k]) - vref[k];
+    double x = s->state.pos[3 * i + k], v = (s->fixed[i] == SG_FIXED ? 0.0 : s->state.vel[6 * i + k]) - vref[k];
     double end = x + g->dt * v, pad = grow + 1e-9 * (grow + fabs(x) + fabs(end));
     b->lo[k] = fmin(x, end) - pad;
     b->hi[k] = fmax(x, end) + pad;

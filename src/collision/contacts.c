@@ -8,8 +8,8 @@
 void sg_scene_geom(const sg_scene *s, int i, sg_geom *g) {
   g->shape = s->shape[i];
   memcpy(g->size, s->size + 3 * i, sizeof g->size);
-  memcpy(g->pos, s->pos + 3 * i, sizeof g->pos);
-  quat_to_mat(g->R, s->quat + 4 * i);
+  memcpy(g->pos, s->state.pos + 3 * i, sizeof g->pos);
+  quat_to_mat(g->R, s->state.quat + 4 * i);
 }
 
 void sg_contacts_destroy(sg_contacts *c) {
@@ -32,7 +32,7 @@ static int geometry_moves(const sg_scene *s, int i) { return s->fixed[i] != SG_F
 
 double sg_body_speed_bound(const sg_scene *s, int i) {
   if (!geometry_moves(s, i)) return 0.0;
-  const double *v = s->vel + 6 * i;
+  const double *v = s->state.vel + 6 * i;
   return v3_norm(v) + v3_norm(v + 3) * sg_body_bounding_radius(s, i);
 }
 
@@ -50,12 +50,12 @@ static double rotation_lever(const sg_scene *s, int i) {
 
 double sg_body_rotation_sweep(const sg_scene *s, int i, double dt) {
   if (!geometry_moves(s, i)) return 0.0;
-  return dt * v3_norm(s->vel + 6 * i + 3) * rotation_lever(s, i);
+  return dt * v3_norm(s->state.vel + 6 * i + 3) * rotation_lever(s, i);
 }
 
 void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3]) {
   static const double rest[3] = {0, 0, 0};
-  const double *vi = geometry_moves(s, i) ? s->vel + 6 * i : rest, *vj = geometry_moves(s, j) ? s->vel + 6 * j : rest;
+  const double *vi = geometry_moves(s, i) ? s->state.vel + 6 * i : rest, *vj = geometry_moves(s, j) ? s->state.vel + 6 * j : rest;
   v3_sub(d, vj, vi);
   v3_scale(d, d, dt);
 }
@@ -63,8 +63,8 @@ void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3
 double sg_plane_turn_sweep(const sg_scene *s, int plane, int other, double dt) {
   if (s->shape[plane] != SG_SHAPE_PLANE || !geometry_moves(s, plane)) return 0.0;
   double rel[3];
-  v3_sub(rel, s->pos + 3 * other, s->pos + 3 * plane);
-  return dt * v3_norm(s->vel + 6 * plane + 3) * (v3_norm(rel) + sg_body_bounding_radius(s, other));
+  v3_sub(rel, s->state.pos + 3 * other, s->state.pos + 3 * plane);
+  return dt * v3_norm(s->state.vel + 6 * plane + 3) * (v3_norm(rel) + sg_body_bounding_radius(s, other));
 }
 
 double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt) {

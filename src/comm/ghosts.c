@@ -51,8 +51,8 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
     if (s->fixed[i]) continue;
     double r = reach(s, i, sweep_dt) + margin;
     for (int k = 0; k < 3; ++k) {
-      box[k] = fmin(box[k], s->pos[3 * i + k] - r);
-      box[3 + k] = fmax(box[3 + k], s->pos[3 * i + k] + r);
+      box[k] = fmin(box[k], s->state.pos[3 * i + k] - r);
+      box[3 + k] = fmax(box[3 + k], s->state.pos[3 * i + k] + r);
     }
   }
   if (MPI_Allgather(box, 6, MPI_DOUBLE, g->boxes, 6, MPI_DOUBLE, comm) != MPI_SUCCESS)
@@ -67,7 +67,7 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
     for (int i = 0; i < n; ++i) {
       double r = reach(s, i, sweep_dt);
       for (int k = 0; k < P && !s->fixed[i]; ++k) {
-        if (k == me || !sphere_meets_box(s->pos + 3 * i, r, g->boxes + 6 * k)) continue;
+        if (k == me || !sphere_meets_box(s->state.pos + 3 * i, r, g->boxes + 6 * k)) continue;
         if (pass) g->dest[nd] = k;
         nd++;
       }

@@ -72,9 +72,9 @@ sg_err sg_body_events_push(sg_body_events *e, const sg_scene *s, int i, double t
   v->gid = s->gid[i];
   v->time = time;
   v->mass = s->mass[i];
-  memcpy(v->pos, s->pos + 3 * i, sizeof v->pos);
-  memcpy(v->quat, s->quat + 4 * i, sizeof v->quat);
-  memcpy(v->vel, s->vel + 6 * i, sizeof v->vel);
+  memcpy(v->pos, s->state.pos + 3 * i, sizeof v->pos);
+  memcpy(v->quat, s->state.quat + 4 * i, sizeof v->quat);
+  memcpy(v->vel, s->state.vel + 6 * i, sizeof v->vel);
   v->shape = s->shape[i];
   v->material = s->material[i];
   memcpy(v->size, s->size + 3 * i, sizeof v->size);

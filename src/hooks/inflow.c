@@ -80,13 +80,13 @@ static sg_err gather_near(inflow *f, const sg_region *r, const sg_hook_context *
   f->n_walls = 0;
   for (int i = 0; i < ctx->n_held && !err; ++i) {
     double R = sg_body_bounding_radius(s, i);
-    if (!sphere_meets_box(s->pos + 3 * i, R + r->radius_max, r->lo, r->hi)) continue;
+    if (!sphere_meets_box(s->state.pos + 3 * i, R + r->radius_max, r->lo, r->hi)) continue;
     if (s->fixed[i]) {
       err = sg_grow((void **)&f->walls, &f->cap_walls, f->n_walls + 1, sizeof(int), "inflow walls");
       if (!err) f->walls[f->n_walls++] = i;
       continue;
     }
-    memcpy(mine + 4 * n, s->pos + 3 * i, 3 * sizeof(double));
+    memcpy(mine + 4 * n, s->state.pos + 3 * i, 3 * sizeof(double));
     mine[4 * n++ + 3] = R;
   }
   err = sg_error_collective(ctx->comm, err);
@@ -112,8 +112,8 @@ static sg_err gather_boxes(inflow *f, const sg_hook_context *ctx) {
   for (int i = 0; i < ctx->n_held; ++i) {
     if (ctx->s->fixed[i]) continue;
     for (int d = 0; d < 3; ++d) {
-      box[d] = fmin(box[d], ctx->s->pos[3 * i + d]);
-      box[3 + d] = fmax(box[3 + d], ctx->s->pos[3 * i + d]);
+      box[d] = fmin(box[d], ctx->s->state.pos[3 * i + d]);
+      box[3 + d] = fmax(box[3 + d], ctx->s->state.pos[3 * i + d]);
     }
   }
   SG_CHECK(sg_error_collective(ctx->comm, sg_grow((void **)&f->boxes, &f->cap_boxes, 6 * P, sizeof(double), "inflow boxes")));
@@ -166,7 +166,7 @@ static int room_at(const inflow *f, const sg_scene *s, const double *x, double r
 static int find_room(const inflow *f, const sg_region *r, const sg_scene *s, int64_t j, double rad, double *x) {
   for (int a = 0; a < ATTEMPTS; ++a) {
     for (int d = 0; d < 3; ++d)
-      x[d] = r->lo[d] + rad + (r->hi[d] - r->lo[d] - 2 * rad) * draw(r->seed, j, s->step, a, d);
+      x[d] = r->lo[d] + rad + (r->hi[d] - r->lo[d] - 2 * rad) * draw(r->seed, j, s->state.step, a, d);
     if (room_at(f, s, x, rad)) return 1;
   }
   return 0;

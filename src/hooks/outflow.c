@@ -23,7 +23,7 @@ static sg_err outflow_run(sg_hook *h, sg_hook_stage stage, const sg_hook_context
   if (!err) err = sg_grow((void **)&o->mass, &o->cap_mass, s->n + 1, sizeof(double), "outflow masses");
   int n_drop = 0;
   for (int i = 0; i < s->n && !err; ++i) {
-    o->drop[i] = i < ctx->n_held && s->fixed[i] == SG_MOVING && sg_region_deletes(r, s->pos + 3 * i);
+    o->drop[i] = i < ctx->n_held && s->fixed[i] == SG_MOVING && sg_region_deletes(r, s->state.pos + 3 * i);
     if (!o->drop[i]) continue;
     err = sg_body_events_push(ctx->deleted, s, i, ctx->t1);
     o->mass[n_drop++] = s->mass[i];

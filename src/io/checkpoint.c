@@ -165,9 +165,9 @@ static uint64_t state_hash(MPI_Comm comm, const sg_scene *s, const ckpt_state *c
   for (int i = 0; i < s->n; ++i) {
     if (!sg_io_writes_body(rank, s, i)) continue;
     uint64_t h = description_hash(s, i, 0);
-    h = fnv_f64s(h, s->pos + 3 * i, 3);
-    h = fnv_f64s(h, s->quat + 4 * i, 4);
-    bodies += fnv_f64s(h, s->vel + 6 * i, 6);
+    h = fnv_f64s(h, s->state.pos + 3 * i, 3);
+    h = fnv_f64s(h, s->state.quat + 4 * i, 4);
+    bodies += fnv_f64s(h, s->state.vel + 6 * i, 6);
   }
   for (int k = 0; k < c->warm_here; ++k) contacts += warm_entry_hash(&c->warm[k]);
   bodies = sum_over(comm, bodies);
@@ -340,11 +340,11 @@ static sg_err check_hooks_agree(MPI_Comm comm, const char *path, const ckpt_stat
 /* The root attributes: what the file is, where the run stood, its options, the fingerprints. */
 static sg_err write_header(hid_t file, const char *path, const sg_scene *s, const sg_step_params *prm,
                            uint64_t shash, uint64_t xhash) {
-  int64_t step = s->step;
+  int64_t step = s->state.step;
   sg_err err = sg_h5_attr_write_int(file, "format_version", SG_CKPT_FORMAT_VERSION, path);
   if (!err) err = sg_h5_attr_write_str(file, "kind", SG_KIND_CKPT, path);
   if (!err) err = attr_write(file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, &step, path);
-  if (!err) err = attr_write(file, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->time, path);
+  if (!err) err = attr_write(file, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &s->state.time, path);
   if (!err) err = attr_write(file, "dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->dt, path);
   if (!err) err = attr_write(file, "theta", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->theta, path);
   if (!err) err = attr_write(file, "contact_margin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->margin, path);
@@ -375,7 +375,7 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
   int rank;
   MPI_Comm_rank(comm, &rank);
   if (sg_io_n_global(comm, s) < 1) return sg_error_set(SG_ERR_ARG, "cannot write %s: the scene has no bodies", path);
-  ckpt_state c = {s->step, s->time, x->warm, warm_rows_here(comm, s, x->n_warm), x->hook_state, x->n_hook_state,
+  ckpt_state c = {s->state.step, s->state.time, x->warm, warm_rows_here(comm, s, x->n_warm), x->hook_state, x->n_hook_state,
                   x->hook_names ? x->hook_names : ""};
   SG_CHECK(sg_error_collective(comm, check_hooks_agree(comm, path, &c)));
   char *tmp = sg_fs_tmp_name(comm, path, ".tmp");
@@ -615,14 +615,14 @@ static sg_err restore(MPI_Comm comm, const sg_scene *s, const sg_scene *ck, cons
     err = sg_scene_copy_body(t, s, sg_scene_find_gid(s, s->n, ck->gid[j]));
     int i = t->n - 1;
     if (!err) {
-      memcpy(t->pos + 3 * i, ck->pos + 3 * j, 3 * sizeof(double));
-      memcpy(t->quat + 4 * i, ck->quat + 4 * j, 4 * sizeof(double));
-      memcpy(t->vel + 6 * i, ck->vel + 6 * j, 6 * sizeof(double));
+      memcpy(t->state.pos + 3 * i, ck->state.pos + 3 * j, 3 * sizeof(double));
+      memcpy(t->state.quat + 4 * i, ck->state.quat + 4 * j, 4 * sizeof(double));
+      memcpy(t->state.vel + 6 * i, ck->state.vel + 6 * j, 6 * sizeof(double));
     }
   }
   if (err) return err;
-  t->step = info->step;
-  t->time = info->time;
+  t->state.step = info->step;
+  t->state.time = info->time;
   t->next_gid = info->next_gid;
   t->distributed = s->distributed;
   t->n_owned = s->distributed ? (int)(hi - lo) : s->n_owned;

@@ -21,11 +21,11 @@ static sg_err add_row(sg_scene *s, const char *file, const char *prefix, int k, 
                         "(a kinematic body has /bodies/fixed = 1)", file, prefix, k, g);
   if (kind != floor(kind) || kind < 0 || kind >= SG_MOTION_KINDS)
     return sg_error_set(SG_ERR_FORMAT, "%s: %s/motions/kind row %d: %g (0 translate, 1 rotate)", file, prefix, k, kind);
-  double saved = s->time;
-  s->time = 0; /* the file's poses are those at t = 0 */
+  double saved = s->state.time;
+  s->state.time = 0; /* the file's poses are those at t = 0 */
   sg_err err = sg_scene_add_motion(s, i, (int)kind, col[M_VELOCITY] + 3 * k, col[M_POINT] + 3 * k,
                                    col[M_WINDOW][2 * k], col[M_WINDOW][2 * k + 1]);
-  s->time = saved;
+  s->state.time = saved;
   if (err) sg_error_append(" (%s, %s/motions row %d)", file, prefix, k);
   return err;
 }

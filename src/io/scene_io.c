@@ -19,7 +19,7 @@ const sg_body_field sg_body_fields[SG_F_COUNT] = {
  * holds a row of every field for each of them (at most 6 values of at most 8 bytes). */
 static sg_err write_field(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, const sg_io_rows *r, int f,
                           unsigned char *buf, hid_t dxpl) {
-  const void *data[SG_F_COUNT] = {s->shape, s->size, s->material, s->fixed, s->density, s->pos, s->quat, s->vel};
+  const void *data[SG_F_COUNT] = {s->shape, s->size, s->material, s->fixed, s->density, s->state.pos, s->state.quat, s->state.vel};
   const sg_body_field *bf = &sg_body_fields[f];
   /* Files hold fixed-size little-endian types whatever the machine. */
   hid_t ftype = f == SG_F_FIXED ? H5T_STD_U8LE : bf->is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE;

@@ -260,7 +260,7 @@ static sg_err flush_buffers(sg_traj_writer *w);
 
 /* The rows this rank writes (sg_io_writes_body), packed in scene order. */
 static sg_err pick_rows(sg_traj_writer *w, const sg_scene *s, int *mine, const int64_t **gid, const double **data) {
-  const double *all[FR_COUNT] = {s->pos, s->quat, s->vel};
+  const double *all[FR_COUNT] = {s->state.pos, s->state.quat, s->state.vel};
   int n = 0;
   for (int i = 0; i < s->n; ++i) n += sg_io_writes_body(w->rank, s, i);
   if (n == s->n) { /* every row held here is written here: straight from the scene, no copy */
@@ -487,7 +487,7 @@ static sg_err write_frame_data(sg_traj_writer *w, const sg_scene *s, int mine, c
   sg_err err = sg_error_collective(w->comm, grow_frame_log(w));
   if (!err) err = grow_bodies(w, ext);
   if (!err) err = write_gid_rows(w, ext);
-  if (!err) err = append_value(w, w->d_time, "/frames/time", f, H5T_NATIVE_DOUBLE, &s->time);
+  if (!err) err = append_value(w, w->d_time, "/frames/time", f, H5T_NATIVE_DOUBLE, &s->state.time);
   for (int k = 0; k < FR_COUNT && !err; ++k) err = write_frame_field(w, k, f, mine, gid, data[k]);
   if (!err) err = write_present(w, f, ext);
   if (!err) err = append_value(w, w->d_nbodies, "/frames/n_bodies", f, H5T_NATIVE_LLONG, &count);
@@ -507,7 +507,7 @@ sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s) {
   long long ext = 0, count = 0;
   SG_CHECK(frame_ids(w, s, mine, gid, &ext, &count));
   SG_CHECK(write_frame_data(w, s, mine, gid, data, ext, count));
-  w->times[w->n_frames] = s->time;
+  w->times[w->n_frames] = s->state.time;
   w->n_ids[w->n_frames] = ext;
   w->n_frames++;
   /* Each frame is a checkpoint of the file: write the buffered stats and events and HDF5's

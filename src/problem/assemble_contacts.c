@@ -98,8 +98,8 @@ static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step
     np++;
   }
   double e[3] = {sg_contact_error(ct->cp.gap, prm->dt, prm->erp), 0, 0}, drag[3] = {0, 0, 0}, us[3];
-  if (s->fixed[ct->a]) { rigid_point_velocity(us, s->vel + 6 * ct->a, s->pos + 3 * ct->a, ct->cp.point); v3_add(drag, drag, us); }
-  if (s->fixed[ct->b]) { rigid_point_velocity(us, s->vel + 6 * ct->b, s->pos + 3 * ct->b, ct->cp.point); v3_sub(drag, drag, us); }
+  if (s->fixed[ct->a]) { rigid_point_velocity(us, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, ct->cp.point); v3_add(drag, drag, us); }
+  if (s->fixed[ct->b]) { rigid_point_velocity(us, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, ct->cp.point); v3_sub(drag, drag, us); }
   for (int k = 0; k < 3; ++k) e[k] = (e[k] + v3_dot(frame + 3 * k, drag)) / sg_units_velocity(u);
   return sg_problem_add_constraint(p, SG_CON_CONTACT, e, sg_scene_friction(s, ct->a, ct->b), 0, 0, np, subs, Js, NULL);
 }

@@ -36,11 +36,11 @@ static sg_err check_motion(const sg_scene *s, int i, const sg_motion *m) {
 
 sg_err sg_scene_add_motion(sg_scene *s, int i, int kind, const double velocity[3], const double point[3],
                            double t_start, double t_end) {
-  sg_motion m = {.body = s->gid[i], .kind = kind, .t_start = t_start, .t_end = t_end, .ref_time = s->time};
+  sg_motion m = {.body = s->gid[i], .kind = kind, .t_start = t_start, .t_end = t_end, .ref_time = s->state.time};
   memcpy(m.velocity, velocity, sizeof m.velocity);
   if (point) memcpy(m.point, point, sizeof m.point);
-  memcpy(m.ref_pos, s->pos + 3 * i, sizeof m.ref_pos);
-  memcpy(m.ref_quat, s->quat + 4 * i, sizeof m.ref_quat);
+  memcpy(m.ref_pos, s->state.pos + 3 * i, sizeof m.ref_pos);
+  memcpy(m.ref_quat, s->state.quat + 4 * i, sizeof m.ref_quat);
   SG_CHECK(check_motion(s, i, &m));
   sg_motion *grown = realloc(s->motions, (size_t)(s->n_motions + 1) * sizeof *grown);
   if (!grown) return sg_error_set(SG_ERR_MEM, "out of memory for %d motions", s->n_motions + 1);
@@ -85,7 +85,7 @@ static void motions_of(const sg_scene *s, int64_t gid, int *first, int *end) {
 void sg_motion_pose(const sg_scene *s, int i, double t, double pos[3], double quat[4]) {
   int first, end;
   motions_of(s, s->gid[i], &first, &end);
-  if (first == end) { memcpy(pos, s->pos + 3 * i, 3 * sizeof(double)); memcpy(quat, s->quat + 4 * i, 4 * sizeof(double)); return; }
+  if (first == end) { memcpy(pos, s->state.pos + 3 * i, 3 * sizeof(double)); memcpy(quat, s->state.quat + 4 * i, 4 * sizeof(double)); return; }
   memcpy(pos, s->motions[first].ref_pos, 3 * sizeof(double));
   memcpy(quat, s->motions[first].ref_quat, 4 * sizeof(double));
   for (int k = first; k < end; ++k) { /* in the order of their windows */
@@ -105,7 +105,7 @@ void sg_motion_velocity(const sg_scene *s, int i, double t0, double t1, double v
     double f = t1 > t0 ? active_time(m, t0, t1) / (t1 - t0) : 0, rel[3], u[3];
     if (f == 0) continue;
     if (m->kind == SG_MOTION_TRANSLATE) { v3_axpy(vel, f, m->velocity); continue; }
-    v3_sub(rel, s->pos + 3 * i, m->point); /* the centre's velocity w x (x - c) */
+    v3_sub(rel, s->state.pos + 3 * i, m->point); /* the centre's velocity w x (x - c) */
     v3_cross(u, m->velocity, rel);
     v3_axpy(vel, f, u);
     v3_axpy(vel + 3, f, m->velocity);
@@ -116,7 +116,7 @@ void sg_scene_move_kinematic(sg_scene *s, double t, double dt) {
   if (s->n_motions == 0) return;
   for (int i = 0; i < s->n; ++i) {
     if (s->fixed[i] != SG_KINEMATIC) continue;
-    sg_motion_pose(s, i, t, s->pos + 3 * i, s->quat + 4 * i);
-    sg_motion_velocity(s, i, t, t + dt, s->vel + 6 * i);
+    sg_motion_pose(s, i, t, s->state.pos + 3 * i, s->state.quat + 4 * i);
+    sg_motion_velocity(s, i, t, t + dt, s->state.vel + 6 * i);
   }
 }

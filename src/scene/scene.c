@@ -21,7 +21,7 @@ const char *sg_shape_name(int shape) {
 sg_err sg_scene_reserve(sg_scene *s, int cap) {
   if (cap <= s->cap) return SG_OK;
   GROW(gid, 1); GROW(kind, 1); GROW(shape, 1); GROW(size, 3); GROW(material, 1); GROW(fixed, 1);
-  GROW(density, 1); GROW(mass, 1); GROW(inertia, 3); GROW(pos, 3); GROW(quat, 4); GROW(vel, 6);
+  GROW(density, 1); GROW(mass, 1); GROW(inertia, 3); GROW(state.pos, 3); GROW(state.quat, 4); GROW(state.vel, 6);
   s->cap = cap;
   return SG_OK;
 }
@@ -38,7 +38,7 @@ sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials) {
 
 void sg_scene_destroy(sg_scene *s) {
   free(s->gid); free(s->kind); free(s->shape); free(s->size); free(s->material); free(s->fixed);
-  free(s->density); free(s->mass); free(s->inertia); free(s->pos); free(s->quat); free(s->vel);
+  free(s->density); free(s->mass); free(s->inertia); free(s->state.pos); free(s->state.quat); free(s->state.vel);
   free(s->friction);
   free(s->motions);
   free(s->regions);
@@ -58,9 +58,9 @@ sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int mater
   s->material[i] = material;
   s->fixed[i] = (unsigned char)(fixed == SG_KINEMATIC ? SG_KINEMATIC : fixed ? SG_FIXED : SG_MOVING);
   s->density[i] = density;
-  memcpy(s->pos + 3 * i, pos, 3 * sizeof(double));
-  memcpy(s->quat + 4 * i, quat ? quat : qid, 4 * sizeof(double));
-  memcpy(s->vel + 6 * i, vel ? vel : vz, 6 * sizeof(double));
+  memcpy(s->state.pos + 3 * i, pos, 3 * sizeof(double));
+  memcpy(s->state.quat + 4 * i, quat ? quat : qid, 4 * sizeof(double));
+  memcpy(s->state.vel + 6 * i, vel ? vel : vz, 6 * sizeof(double));
   s->mass[i] = 0;
   memset(s->inertia + 3 * i, 0, 3 * sizeof(double));
   if (index) *index = i;
@@ -70,7 +70,7 @@ sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int mater
 sg_err sg_scene_copy_body(sg_scene *dst, const sg_scene *src, int i) {
   int k;
   SG_CHECK(sg_scene_add_body(dst, src->shape[i], src->size + 3 * i, src->material[i], src->fixed[i], src->density[i],
-                             src->pos + 3 * i, src->quat + 4 * i, src->vel + 6 * i, &k));
+                             src->state.pos + 3 * i, src->state.quat + 4 * i, src->state.vel + 6 * i, &k));
   dst->gid[k] = src->gid[i];
   dst->kind[k] = src->kind[i];
   dst->mass[k] = src->mass[i];
@@ -87,8 +87,8 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   dst->friction = f;
   dst->n_materials = src->n_materials;
   memcpy(dst->gravity, src->gravity, sizeof dst->gravity);
-  dst->time = src->time;
-  dst->step = src->step;
+  dst->state.time = src->state.time;
+  dst->state.step = src->state.step;
   sg_motion *m = sg_calloc((size_t)src->n_motions + 1, sizeof *m, "motions");
   if (!m) return SG_ERR_MEM;
   if (src->n_motions) memcpy(m, src->motions, (size_t)src->n_motions * sizeof *m);
@@ -172,7 +172,7 @@ void sg_scene_remove_bodies(sg_scene *s, const unsigned char *drop) {
     if (drop[i]) continue;
     if (k != i) {
       KEEP(gid, 1); KEEP(kind, 1); KEEP(shape, 1); KEEP(size, 3); KEEP(material, 1); KEEP(fixed, 1); KEEP(density, 1);
-      KEEP(mass, 1); KEEP(inertia, 3); KEEP(pos, 3); KEEP(quat, 4); KEEP(vel, 6);
+      KEEP(mass, 1); KEEP(inertia, 3); KEEP(state.pos, 3); KEEP(state.quat, 4); KEEP(state.vel, 6);
     }
     ++k;
   }
@@ -206,8 +206,8 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
       return sg_error_set(SG_ERR_FORMAT, "body %lld: unknown shape code %d (%s)", id, sh, where);
     if (!sg_body_kind_get(s->kind[i]))
       return sg_error_set(SG_ERR_FORMAT, "body %lld: unknown body kind %d (%s)", id, s->kind[i], where);
-    if (!finite_all(s->size + 3 * i, 3) || !finite_all(s->pos + 3 * i, 3) ||
-        !finite_all(s->quat + 4 * i, 4) || !finite_all(s->vel + 6 * i, 6) || !isfinite(s->density[i]))
+    if (!finite_all(s->size + 3 * i, 3) || !finite_all(s->state.pos + 3 * i, 3) ||
+        !finite_all(s->state.quat + 4 * i, 4) || !finite_all(s->state.vel + 6 * i, 6) || !isfinite(s->density[i]))
       return sg_error_set(SG_ERR_FORMAT, "body %lld: NaN or Inf in its data (%s)", id, where);
     const double *d = s->size + 3 * i;
     int nsize = sh == SG_SHAPE_SPHERE ? 1 : sh == SG_SHAPE_BOX ? 3 : sh == SG_SHAPE_CAPSULE ? 2 : 0;
@@ -223,7 +223,7 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
     if (s->material[i] < 0 || s->material[i] >= s->n_materials)
       return sg_error_set(SG_ERR_FORMAT, "body %lld: material %d out of range [0, %d) (%s)", id,
                           s->material[i], s->n_materials, where);
-    const double *q = s->quat + 4 * i;
+    const double *q = s->state.quat + 4 * i;
     double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (fabs(qn - 1.0) > 1e-6)
       return sg_error_set(SG_ERR_FORMAT, "body %lld: orientation is not a unit quaternion (norm %g) (%s)", id, qn, where);
@@ -259,9 +259,9 @@ double sg_scene_kinetic_energy(const sg_scene *s) {
   double e = 0;
   for (int i = 0; i < s->n; ++i) {
     if (s->fixed[i]) continue;
-    const double *v = s->vel + 6 * i, *w = v + 3, *I = s->inertia + 3 * i;
+    const double *v = s->state.vel + 6 * i, *w = v + 3, *I = s->inertia + 3 * i;
     double R[9], wb[3];
-    quat_to_mat(R, s->quat + 4 * i);
+    quat_to_mat(R, s->state.quat + 4 * i);
     m3t_mul_v(wb, R, w);
     e += 0.5 * s->mass[i] * v3_dot(v, v) + 0.5 * (I[0] * wb[0] * wb[0] + I[1] * wb[1] * wb[1] + I[2] * wb[2] * wb[2]);
   }

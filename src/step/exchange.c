@@ -153,13 +153,13 @@ static sg_err repartition(sg_stepper *st) {
 
 sg_err sg_stepper_maybe_repartition(sg_stepper *st) {
   const sg_scene *s = st->s;
-  if (st->size == 1 || s->step == 0 || st->last_global_contacts == 0 || st->n_moving_global < st->size) return SG_OK;
+  if (st->size == 1 || s->state.step == 0 || st->last_global_contacts == 0 || st->n_moving_global < st->size) return SG_OK;
   /* the step count and the reduced imbalance are shared; an imbalance trigger waits 20 steps after
    * the last repartition (timings are noisy) */
-  double imb = (long)s->step - st->last_repartition_step >= 20 ? st->imbalance : 0.0;
-  if (!sg_partition_needs_update((long)s->step, st->prm.repartition_every, imb, st->prm.repartition_imbalance)) return SG_OK;
+  double imb = (long)s->state.step - st->last_repartition_step >= 20 ? st->imbalance : 0.0;
+  if (!sg_partition_needs_update((long)s->state.step, st->prm.repartition_every, imb, st->prm.repartition_imbalance)) return SG_OK;
   SG_CHECK(repartition(st));
-  st->last_repartition_step = (long)s->step;
+  st->last_repartition_step = (long)s->state.step;
   return SG_OK;
 }
 

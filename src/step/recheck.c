@@ -17,7 +17,7 @@
  * which changes no gap). */
 static void point_velocity(const sg_scene *s, const double *vhat, int i, const double *x, double *u) {
   if (s->fixed[i] == SG_FIXED) { u[0] = u[1] = u[2] = 0; return; }
-  rigid_point_velocity(u, s->fixed[i] == SG_KINEMATIC ? s->vel + 6 * i : vhat + 6 * i, s->pos + 3 * i, x);
+  rigid_point_velocity(u, s->fixed[i] == SG_KINEMATIC ? s->state.vel + 6 * i : vhat + 6 * i, s->state.pos + 3 * i, x);
 }
 
 /* Gap of contact c at the end of the step under the motion vhat, to first order. */
@@ -34,11 +34,11 @@ static double gap_after_step(const sg_stepper *st, const double *vhat, const sg_
 static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si) {
   sg_scene *s = st->s;
   SG_CHECK(sg_grow((void **)&st->recheck_vel, &st->cap_recheck_vel, 6 * s->n + 1, sizeof(double), "contact recheck"));
-  memcpy(st->recheck_vel, s->vel, 6 * (size_t)s->n * sizeof(double));
+  memcpy(st->recheck_vel, s->state.vel, 6 * (size_t)s->n * sizeof(double));
   for (int i = 0; i < s->n; ++i)
-    if (!s->fixed[i]) memcpy(s->vel + 6 * i, vhat_si + 6 * i, 6 * sizeof(double));
+    if (!s->fixed[i]) memcpy(s->state.vel + 6 * i, vhat_si + 6 * i, 6 * sizeof(double));
   sg_err err = sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->recheck);
-  memcpy(s->vel, st->recheck_vel, 6 * (size_t)s->n * sizeof(double)); /* the step starts from these */
+  memcpy(s->state.vel, st->recheck_vel, 6 * (size_t)s->n * sizeof(double)); /* the step starts from these */
   return err;
 }
 

@@ -76,7 +76,7 @@ static sg_err solve_once(sg_stepper *st, sg_solve_info *info) {
     for (int r = 0, j = st->sub_of_body[i]; sg_stepper_owns(st, i) && r < p->sub_dof[j] && !err; ++r)
       if (!isfinite(st->v[p->sub_off[j] + r]))
         err = sg_error_set(SG_ERR_NUMERIC, "solver returned a non-finite velocity at step %lld (body %lld); state kept",
-                           (long long)s->step, (long long)s->gid[i]);
+                           (long long)s->state.step, (long long)s->gid[i]);
   return sg_error_collective(st->comm, err);
 }
 

@@ -164,7 +164,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   st->inserted.n = st->deleted.n = 0;
   sg_flow_tally tally = {0};
   /* times from the step count: no accumulated round-off in the clock */
-  sg_hook_context ctx = {st->comm, s, s->n, (double)s->step * st->prm.dt, (double)(s->step + 1) * st->prm.dt,
+  sg_hook_context ctx = {st->comm, s, s->n, (double)s->state.step * st->prm.dt, (double)(s->state.step + 1) * st->prm.dt,
                          &st->inserted, &st->deleted, &tally};
   SG_CHECK(run_flow_hooks(st, SG_HOOK_BEFORE_EXCHANGE, &ctx));
   SG_CHECK(sg_stepper_maybe_repartition(st));
@@ -178,11 +178,11 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   if (!err) err = solve_and_integrate(st, &ctx, stats);
   sg_stepper_ghosts_out(st); /* on an error the held bodies are as they were */
   if (err) return err;
-  s->step++;
-  s->time = ctx.t1;
+  s->state.step++;
+  s->state.time = ctx.t1;
   SG_CHECK(run_flow_hooks(st, SG_HOOK_END_OF_STEP, &ctx));
   flow_stats(st, &tally, stats);
-  stats->time = s->time;
+  stats->time = s->state.time;
   stats->wall_seconds = MPI_Wtime() - wall0;
   return SG_OK;
 }

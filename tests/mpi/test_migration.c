@@ -12,7 +12,7 @@
 static double total_energy(MPI_Comm comm, const sg_scene *s) {
   double e = sg_scene_kinetic_energy(s);
   for (int i = 0; i < s->n; ++i)
-    if (!s->fixed[i]) e -= s->mass[i] * v3_dot(s->gravity, s->pos + 3 * i);
+    if (!s->fixed[i]) e -= s->mass[i] * v3_dot(s->gravity, s->state.pos + 3 * i);
   MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, comm);
   return e;
 }
@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   CHECK_OK(sg_stepper_create(MPI_COMM_SELF, &ref, &prm, solver_ref, &st_ref));
   const int n_all = ref.n; /* the reference holds every body, index = gid */
-  double e0 = total_energy(PETSC_COMM_WORLD, &s), emax = e0, x0 = ref.pos[3 * 1];
+  double e0 = total_energy(PETSC_COMM_WORLD, &s), emax = e0, x0 = ref.state.pos[3 * 1];
   int lost = 0;
   for (int k = 0; k < 360; ++k) {
     sg_step_stats stats, stats_ref;
@@ -71,16 +71,16 @@ int main(int argc, char **argv) {
   int identical = 1;
   for (int i = 0; i < s.n; ++i) {
     int64_t g = s.gid[i];
-    identical &= g >= 0 && g < n_all && ref.gid[g] == g && !memcmp(s.pos + 3 * i, ref.pos + 3 * g, 3 * sizeof(double)) &&
-                 !memcmp(s.quat + 4 * i, ref.quat + 4 * g, 4 * sizeof(double)) && !memcmp(s.vel + 6 * i, ref.vel + 6 * g, 6 * sizeof(double));
+    identical &= g >= 0 && g < n_all && ref.gid[g] == g && !memcmp(s.state.pos + 3 * i, ref.state.pos + 3 * g, 3 * sizeof(double)) &&
+                 !memcmp(s.state.quat + 4 * i, ref.state.quat + 4 * g, 4 * sizeof(double)) && !memcmp(s.state.vel + 6 * i, ref.state.vel + 6 * g, 6 * sizeof(double));
   }
   MPI_Allreduce(MPI_IN_PLACE, &identical, 1, MPI_INT, MPI_LAND, PETSC_COMM_WORLD);
   double e_end = total_energy(PETSC_COMM_WORLD, &s);
   if (rank == 0)
     printf("%d ranks: %d repartitions, first sphere travelled %.3f m, energy %.6g -> %.6g (max %.6g), bodies held once after every step: %s, bitwise equal to 1 rank: %s\n",
-           size, sg_stepper_repartitions(st), ref.pos[3] - x0, e0, e_end, emax, lost ? "no" : "yes", identical ? "yes" : "no");
+           size, sg_stepper_repartitions(st), ref.state.pos[3] - x0, e0, e_end, emax, lost ? "no" : "yes", identical ? "yes" : "no");
   if (size > 1) CHECK(sg_stepper_repartitions(st) >= 30);
-  CHECK(ref.pos[3] - x0 > 0.5); /* the bodies crossed the domain */
+  CHECK(ref.state.pos[3] - x0 > 0.5); /* the bodies crossed the domain */
   CHECK(emax <= e0 + 1e-9 * fabs(e0));
   CHECK(identical);
   sg_stepper_destroy(&st);

@@ -47,8 +47,8 @@ static int same_body(const sg_scene *b, int i, const sg_scene *w, int64_t gid) {
   return b->shape[i] == w->shape[j] && b->material[i] == w->material[j] && b->fixed[i] == w->fixed[j] &&
          SAME(b->size + 3 * i, w->size + 3 * j, 3) && SAME(b->density + i, w->density + j, 1) &&
          SAME(b->mass + i, w->mass + j, 1) && SAME(b->inertia + 3 * i, w->inertia + 3 * j, 3) &&
-         SAME(b->pos + 3 * i, w->pos + 3 * j, 3) && SAME(b->quat + 4 * i, w->quat + 4 * j, 4) &&
-         SAME(b->vel + 6 * i, w->vel + 6 * j, 6);
+         SAME(b->state.pos + 3 * i, w->state.pos + 3 * j, 3) && SAME(b->state.quat + 4 * i, w->state.quat + 4 * j, 4) &&
+         SAME(b->state.vel + 6 * i, w->state.vel + 6 * j, 6);
 }
 
 static void compare(const char *path, const char *what) {
@@ -81,7 +81,7 @@ static void compare(const char *path, const char *what) {
     }
   CHECK(fixed_ok);
   CHECK(b.n_materials == w.n_materials && SAME(b.friction, w.friction, (size_t)w.n_materials * w.n_materials));
-  CHECK(SAME(b.gravity, w.gravity, 3) && b.time == w.time && b.step == w.step);
+  CHECK(SAME(b.gravity, w.gravity, 3) && b.state.time == w.state.time && b.state.step == w.state.step);
   /* every moving body held by exactly one rank */
   int total = 0, *counts = calloc((size_t)size, sizeof *counts), *displs = calloc((size_t)size, sizeof *displs);
   MPI_Allreduce(&b.n_owned, &total, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD);

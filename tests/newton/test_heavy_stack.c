@@ -29,7 +29,7 @@ static void heavy_stack(const char *solver_name) {
   }
   CHECK_OK(sg_scene_update_mass(&s));
   double *p0 = malloc(sizeof(double) * 3 * s.n);
-  memcpy(p0, s.pos, sizeof(double) * 3 * s.n);
+  memcpy(p0, s.state.pos, sizeof(double) * 3 * s.n);
   for (int k = 0; k < n; ++k) p0[3 * (k + 1) + 2] = half * (2 * k + 1); /* where each box should come to rest */
   sg_solver *solver = sim_solver(solver_name, 1e-9, 200);
   sg_step_params prm = sim_params(1.0 / 240.0, 0.02);
@@ -42,7 +42,7 @@ static void heavy_stack(const char *solver_name) {
   double secs = MPI_Wtime() - t0, drift = 0;
   for (int i = 1; i < s.n; ++i) {
     double d[3];
-    v3_sub(d, s.pos + 3 * i, p0 + 3 * i);
+    v3_sub(d, s.state.pos + 3 * i, p0 + 3 * i);
     drift = fmax(drift, v3_norm(d));
   }
   printf("%s, heavy 5-box stack (4096:1, masses %.0f..%.0f kg), 2 s: drift %.3e m, max penetration %.3e m, "

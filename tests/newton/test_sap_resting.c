@@ -39,7 +39,7 @@ static double rest(double k, double *impulse_rel) {
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   CHECK(sim_run(st, &s, 480, NULL, NULL) == 0);
-  double pen = s.size[3] - s.pos[3 * 1 + 2];
+  double pen = s.size[3] - s.state.pos[3 * 1 + 2];
   *impulse_rel = fabs(sg_stepper_lambda(st)[0] - m * g * dt) / (m * g * dt);
   sg_stepper_destroy(&st);
   sg_solver_destroy(&solver);

@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
     sg_err err = sg_stepper_step(st, &stats);
     printf("SAP: %s\n", sg_error_message());
     CHECK(err == SG_ERR_ARG && strstr(sg_error_message(), "moving surfaces"));
-    CHECK(s.vel[6] == 0 && s.pos[5] == 0.02 && s.step == 0);
+    CHECK(s.state.vel[6] == 0 && s.state.pos[5] == 0.02 && s.state.step == 0);
     sg_stepper_destroy(&st);
     sg_solver_destroy(&solver);
     sg_scene_destroy(&s);
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   for (int k = 1; k <= 400; ++k) {
     sg_step_stats stats;
     CHECK_OK(sg_stepper_step(st, &stats));
-    const double *v = s.vel + 6;
+    const double *v = s.state.vel + 6;
     double exact = fmin(k * mu * g * dt, belt);
     worst = fmax(worst, fabs(v[0] - exact) / belt);
     across = fmax(across, fmax(fabs(v[1]), fabs(v[2])));

@@ -30,12 +30,12 @@ static double step_column(int recheck, double *speed_error) {
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   sg_step_stats stats;
   CHECK_OK(sg_stepper_step(st, &stats));
-  double least_gap = s.pos[3 * 1 + 2] - r; /* the lowest sphere on the plane */
+  double least_gap = s.state.pos[3 * 1 + 2] - r; /* the lowest sphere on the plane */
   *speed_error = 0;
   for (int k = 1; k <= N_SPHERES; ++k) {
-    if (k > 1) least_gap = fmin(least_gap, s.pos[3 * k + 2] - s.pos[3 * (k - 1) + 2] - 2 * r);
+    if (k > 1) least_gap = fmin(least_gap, s.state.pos[3 * k + 2] - s.state.pos[3 * (k - 1) + 2] - 2 * r);
     double exact = k * gap / prm.dt;
-    *speed_error = fmax(*speed_error, fabs(-s.vel[6 * k + 2] - exact) / exact);
+    *speed_error = fmax(*speed_error, fabs(-s.state.vel[6 * k + 2] - exact) / exact);
   }
   printf("  -contact_recheck %d: least gap %+.3e r, speeds against k gap/dt: %.3e relative, solves added %d\n", recheck,
          least_gap / r, *speed_error, stats.resolves);

@@ -32,20 +32,20 @@ int main(int argc, char **argv) {
   for (int k = 1; k <= 300; ++k) {
     sg_step_stats stats;
     CHECK_OK(sg_stepper_step(st, &stats));
-    if (k * dt < t_on + gap / v - dt) moved_early = fmax(moved_early, fabs(s.pos[6] - box_pos[0]));
+    if (k * dt < t_on + gap / v - dt) moved_early = fmax(moved_early, fabs(s.state.pos[6] - box_pos[0]));
   }
   /* the wall's x at t = 0.6 from its schedule, and the box pushed face to face, then gliding */
   double wall_x = wall_pos[0] + v * (t_off - t_on);
-  double box_x = wall_x + wall_half[0] + box_half[0] + v * (s.time - t_off);
-  double dx = fabs(s.pos[6] - box_x), dv = fabs(s.vel[12] - v);
+  double box_x = wall_x + wall_half[0] + box_half[0] + v * (s.state.time - t_off);
+  double dx = fabs(s.state.pos[6] - box_x), dv = fabs(s.state.vel[12] - v);
   printf("t = %.3f s: box at %.9f m (exact %.9f, off by %.2e), speed %.9f m/s (off by %.2e); moved before the "
-         "wall arrived %.2e m; wall at %.17g (schedule %.17g)\n", s.time, s.pos[6], box_x, dx, s.vel[12], dv,
-         moved_early, s.pos[3], wall_x);
+         "wall arrived %.2e m; wall at %.17g (schedule %.17g)\n", s.state.time, s.state.pos[6], box_x, dx, s.state.vel[12], dv,
+         moved_early, s.state.pos[3], wall_x);
   int compliant = sim_solver_is_compliant(sim_solver_name());
   CHECK(dx <= (compliant ? 1e-4 : 1e-6));
   CHECK(dv <= (compliant ? 1e-3 : 1e-6));
   CHECK(moved_early <= 1e-9);
-  CHECK(s.pos[3] == wall_x && s.pos[4] == 0 && s.pos[5] == wall_pos[2]);
+  CHECK(s.state.pos[3] == wall_x && s.state.pos[4] == 0 && s.state.pos[5] == wall_pos[2]);
   sg_stepper_destroy(&st);
   sg_solver_destroy(&solver);
   sg_scene_destroy(&s);

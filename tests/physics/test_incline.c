@@ -23,7 +23,7 @@ static double slide(double mu) {
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   CHECK(sim_run(st, &s, 240, NULL, NULL) == 0);
   double d[3];
-  v3_sub(d, s.pos + 3, p);
+  v3_sub(d, s.state.pos + 3, p);
   double along = v3_dot(d, down);
   sg_stepper_destroy(&st);
   sg_solver_destroy(&solver);

@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
   double r = 0, half = 0;
   for (int i = 0; i < s.n; ++i) {
     if (s.shape[i] == SG_SHAPE_SPHERE) r = s.size[3 * i];
-    if (s.shape[i] == SG_SHAPE_BOX && s.pos[3 * i] > half) half = s.pos[3 * i] - s.size[3 * i]; /* inner face of +x wall */
+    if (s.shape[i] == SG_SHAPE_BOX && s.state.pos[3 * i] > half) half = s.state.pos[3 * i] - s.size[3 * i]; /* inner face of +x wall */
   }
   const char *name = sim_solver_name();
   sg_solver *solver = sim_pile_solver(name);
@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
   int outside = 0;
   for (int i = 0; i < s.n; ++i) {
     if (s.fixed[i]) continue;
-    const double *x = s.pos + 3 * i;
+    const double *x = s.state.pos + 3 * i;
     if (fabs(x[0]) > half || fabs(x[1]) > half || x[2] < 0) outside++;
   }
   printf("kinetic energy %.3e of peak %.3e (ratio %.2e); penetration %.3e r; %d outside; mean iterations %.1f\n",

@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   CHECK(sim_run(st, &s, 240, NULL, NULL) == 0); /* rolling starts at 2 v0 / (7 mu g) = 0.19 s */
-  double v = s.vel[6 + 0], w = s.vel[6 + 4];
+  double v = s.state.vel[6 + 0], w = s.state.vel[6 + 4];
   printf("final v = %.5f m/s (5/7 v0 = %.5f), w r = %.5f m/s\n", v, 5.0 / 7.0 * v0, w * 0.1);
   CHECK(fabs(v - 5.0 / 7.0 * v0) <= 0.01 * 5.0 / 7.0 * v0);
   CHECK(fabs(w * 0.1 - v) <= 0.01 * v); /* rolling without slipping: w r = v (w about +y) */

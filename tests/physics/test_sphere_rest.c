@@ -29,12 +29,12 @@ int main(int argc, char **argv) {
     if (c->n != 1) break;
     double ln = sg_stepper_lambda(st)[0];
     if (k >= settle) worst_rel = fmax(worst_rel, fabs(ln - m * g * dt) / (m * g * dt));
-    worst_pen = fmax(worst_pen, s.size[3] - s.pos[3 * 1 + 2]);
+    worst_pen = fmax(worst_pen, s.size[3] - s.state.pos[3 * 1 + 2]);
   }
   printf("impulse error %.3e (relative), penetration %.3e r\n", worst_rel, worst_pen / 0.1);
   CHECK(worst_rel <= 1e-6);
   CHECK(worst_pen <= 1e-4 * 0.1);
-  CHECK_NEAR(s.pos[3], 0.3, 1e-9); /* no creep */
+  CHECK_NEAR(s.state.pos[3], 0.3, 1e-9); /* no creep */
   sg_stepper_destroy(&st);
   sg_solver_destroy(&solver);
   sg_scene_destroy(&s);

@@ -21,7 +21,7 @@ static void run_stack(int n, double ratio, double *drift, sim_stack_stats *ss) {
   }
   CHECK_OK(sg_scene_update_mass(&s));
   double *p0 = malloc(sizeof(double) * 3 * s.n);
-  memcpy(p0, s.pos, sizeof(double) * 3 * s.n);
+  memcpy(p0, s.state.pos, sizeof(double) * 3 * s.n);
   sg_solver *solver = sim_solver(sim_solver_name(), 1e-9, 2000);
   sg_step_params prm = sim_params(1.0 / 240.0, 0.02);
   sg_stepper *st;
@@ -44,7 +44,7 @@ static void run_stack(int n, double ratio, double *drift, sim_stack_stats *ss) {
   *drift = 0;
   for (int i = 1; i < s.n; ++i) {
     double d[3];
-    v3_sub(d, s.pos + 3 * i, p0 + 3 * i);
+    v3_sub(d, s.state.pos + 3 * i, p0 + 3 * i);
     *drift = fmax(*drift, v3_norm(d));
   }
   free(p0);

@@ -38,18 +38,18 @@ static spin run(double ratio) {
     sg_err err = sg_stepper_step(st, &stats);
     if (err && sim_solver_is_compliant(sim_solver_name())) {
       printf("SAP: %s\n", sg_error_message());
-      out.refused = err == SG_ERR_ARG && strstr(sg_error_message(), "moving surfaces") && s.step == 0;
+      out.refused = err == SG_ERR_ARG && strstr(sg_error_message(), "moving surfaces") && s.state.step == 0;
       break;
     }
     CHECK_OK(err);
-    const double *x = s.pos + 3, *q = s.quat;
+    const double *x = s.state.pos + 3, *q = s.state.quat;
     double t = k * dt, radius = hypot(x[0], x[1]), angle = atan2(x[1], x[0]);
     double sticking = r0 * pow(1 + omega * dt * omega * dt, 0.5 * k);
     double expected = remainder(omega * t, 2 * M_PI), table_angle = 2 * atan2(q[3], q[0]);
     out.radius_dev = fmax(out.radius_dev, fabs(radius - sticking) / r0);
     out.angle_dev = fmax(out.angle_dev, fabs(remainder(angle - expected, 2 * M_PI)) / (omega * t));
     out.table_angle_err = fmax(out.table_angle_err, fabs(remainder(table_angle - omega * t, 2 * M_PI)));
-    out.table_z_err = fmax(out.table_z_err, fabs(s.pos[2] + 0.05));
+    out.table_z_err = fmax(out.table_z_err, fabs(s.state.pos[2] + 0.05));
     out.final_radius = radius;
   }
   sg_stepper_destroy(&st);

@@ -71,7 +71,7 @@ static void test_subsystem(const sg_scene *s, int i) {
   for (int r = 0; r < 6; ++r)
     for (int c = 0; c < 6; ++c) CHECK_NEAR(A[6 * r + c], A[6 * c + r], 1e-15 * A[35]);
   CHECK_OK(chol_factor(6, A, L));
-  quat_to_mat(R, s->quat + 4 * i);
+  quat_to_mat(R, s->state.quat + 4 * i);
   inertia_world(Iw, R, s->inertia + 3 * i);
   const double m = s->mass[i] / units.mass, iu = units.mass * units.length * units.length;
   for (int r = 0; r < 3; ++r)
@@ -95,13 +95,13 @@ static void test_subsystem(const sg_scene *s, int i) {
 static void test_point_jacobian(const sg_scene *s, int i) {
   const sg_body_kind_ops *k = sg_body_kind_of(s, i);
   const double point[3] = {0.36, -0.17, 1.05}, normal[3] = {0.2, -0.3, 0.932737905308882};
-  const double *vel = s->vel + 6 * i;
+  const double *vel = s->state.vel + 6 * i;
   double frame[9], J[18], v[6], u_point[3];
   v3_copy(frame, normal);
   v3_normalize(frame);
   sg_contact_frame(frame, frame + 3, frame + 6);
   k->velocity_in_units(s, i, &units, v);
-  rigid_point_velocity(u_point, vel, s->pos + 3 * i, point);
+  rigid_point_velocity(u_point, vel, s->state.pos + 3 * i, point);
   for (double sign = -1; sign <= 1; sign += 2) {
     k->point_jacobian(s, i, 0, point, frame, 3, &units, sign, J);
     for (int r = 0; r < 3; ++r) {
@@ -122,15 +122,15 @@ static void test_integrate_free(const sg_scene *s0, int i) {
     CHECK_OK(sg_scene_copy_body(&s, s0, i));
     const sg_body_kind_ops *k = sg_body_kind_of(&s, 0);
     double vhat[6], x0[3], v0[6];
-    memcpy(x0, s.pos, sizeof x0);
-    memcpy(v0, s.vel, sizeof v0);
+    memcpy(x0, s.state.pos, sizeof x0);
+    memcpy(v0, s.state.vel, sizeof v0);
     k->velocity_in_units(&s, 0, &units, vhat); /* free: vhat = v_k = v_k+1 */
     k->integrate(&s, 0, &units, vhat, thetas[t], dt);
     for (int c = 0; c < 3; ++c) {
-      CHECK_NEAR(s.pos[c], x0[c] + dt * v0[c], 1e-15 * fabs(x0[c]) + 1e-15);
-      CHECK_NEAR(s.vel[c], v0[c], 1e-15 * fabs(v0[c]));
+      CHECK_NEAR(s.state.pos[c], x0[c] + dt * v0[c], 1e-15 * fabs(x0[c]) + 1e-15);
+      CHECK_NEAR(s.state.vel[c], v0[c], 1e-15 * fabs(v0[c]));
     }
-    double qn = sqrt(s.quat[0] * s.quat[0] + s.quat[1] * s.quat[1] + s.quat[2] * s.quat[2] + s.quat[3] * s.quat[3]);
+    double qn = sqrt(s.state.quat[0] * s.state.quat[0] + s.state.quat[1] * s.state.quat[1] + s.state.quat[2] * s.state.quat[2] + s.state.quat[3] * s.state.quat[3]);
     CHECK_NEAR(qn, 1.0, 1e-15);
     printf("integrate, theta %.1f: centre moved by dt v (%.3e m), v kept\n", thetas[t], dt * v3_norm(v0));
     sg_scene_destroy(&s);
@@ -145,9 +145,9 @@ static void check_same_body(const sg_scene *a, int i, const sg_scene *b, int j) 
   CHECK(memcmp(&a->mass[i], &b->mass[j], sizeof(double)) == 0);
   CHECK(memcmp(a->size + 3 * i, b->size + 3 * j, 3 * sizeof(double)) == 0);
   CHECK(memcmp(a->inertia + 3 * i, b->inertia + 3 * j, 3 * sizeof(double)) == 0);
-  CHECK(memcmp(a->pos + 3 * i, b->pos + 3 * j, 3 * sizeof(double)) == 0);
-  CHECK(memcmp(a->quat + 4 * i, b->quat + 4 * j, 4 * sizeof(double)) == 0);
-  CHECK(memcmp(a->vel + 6 * i, b->vel + 6 * j, 6 * sizeof(double)) == 0);
+  CHECK(memcmp(a->state.pos + 3 * i, b->state.pos + 3 * j, 3 * sizeof(double)) == 0);
+  CHECK(memcmp(a->state.quat + 4 * i, b->state.quat + 4 * j, 4 * sizeof(double)) == 0);
+  CHECK(memcmp(a->state.vel + 6 * i, b->state.vel + 6 * j, 6 * sizeof(double)) == 0);
 }
 
 static void test_record(const sg_scene *s, int i) {

@@ -51,15 +51,15 @@ static sg_warm_entry *make_warm(int n, int n_bodies) {
 static void make_other_state(sg_scene *s, int n_moving) {
   make_scene(s, n_moving);
   for (int i = 0; i < s->n; ++i) {
-    s->pos[3 * i] += 1.0;
-    s->vel[6 * i + 2] = -3.0;
+    s->state.pos[3 * i] += 1.0;
+    s->state.vel[6 * i + 2] = -3.0;
   }
 }
 
 static int same_state(const sg_scene *a, const sg_scene *b) {
   size_t n = (size_t)a->n;
-  return a->n == b->n && !memcmp(a->pos, b->pos, 3 * n * sizeof(double)) &&
-         !memcmp(a->quat, b->quat, 4 * n * sizeof(double)) && !memcmp(a->vel, b->vel, 6 * n * sizeof(double));
+  return a->n == b->n && !memcmp(a->state.pos, b->state.pos, 3 * n * sizeof(double)) &&
+         !memcmp(a->state.quat, b->state.quat, 4 * n * sizeof(double)) && !memcmp(a->state.vel, b->state.vel, 6 * n * sizeof(double));
 }
 
 static void test_round_trip(int n_warm) {
@@ -67,8 +67,8 @@ static void test_round_trip(int n_warm) {
   sg_step_params prm = params();
   sg_scene s, r;
   make_scene(&s, 10);
-  s.step = 37;
-  s.time = 37 * prm.dt;
+  s.state.step = 37;
+  s.state.time = 37 * prm.dt;
   sg_warm_entry *w = make_warm(n_warm, s.n);
   CHECK_OK(write_ckpt(p, &s, &prm, w, n_warm));
   CHECK(scratch_count(".tmp") == 0);
@@ -79,8 +79,8 @@ static void test_round_trip(int n_warm) {
   sg_checkpoint_info info;
   CHECK_OK(sg_checkpoint_read(MPI_COMM_WORLD, p, "scene.h5", &r, &info));
   CHECK(same_state(&s, &r));
-  CHECK(r.step == 37 && r.time == s.time && r.next_gid == s.n && info.next_gid == s.n);
-  CHECK(info.step == 37 && info.time == s.time && info.dt == prm.dt && info.theta == prm.theta);
+  CHECK(r.state.step == 37 && r.state.time == s.state.time && r.next_gid == s.n && info.next_gid == s.n);
+  CHECK(info.step == 37 && info.time == s.state.time && info.dt == prm.dt && info.theta == prm.theta);
   CHECK(info.scene_hash == sg_scene_hash(MPI_COMM_WORLD, &s));
   CHECK(info.n_warm == n_warm && info.n_hook_state == 0 && info.hook_names[0] == 0);
   if (info.n_warm == n_warm && n_warm) CHECK(!memcmp(info.warm, w, (size_t)n_warm * sizeof *w));
@@ -109,12 +109,12 @@ static void test_by_gid(void) {
     arr[(k) * j + c] = t_;                                                            \
   }
     SWAP(s.gid, 1) SWAP(s.shape, 1) SWAP(s.size, 3) SWAP(s.material, 1) SWAP(s.fixed, 1) SWAP(s.density, 1)
-    SWAP(s.mass, 1) SWAP(s.inertia, 3) SWAP(s.pos, 3) SWAP(s.quat, 4) SWAP(s.vel, 6)
+    SWAP(s.mass, 1) SWAP(s.inertia, 3) SWAP(s.state.pos, 3) SWAP(s.state.quat, 4) SWAP(s.state.vel, 6)
 #undef SWAP
   }
   CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) == h);
-  s.step = 5;
-  s.time = 5 * prm.dt;
+  s.state.step = 5;
+  s.state.time = 5 * prm.dt;
   const char *p = scratch("gid.ckpt.h5");
   CHECK_OK(write_ckpt(p, &s, &prm, NULL, 0));
   make_other_state(&r, 9);
@@ -133,9 +133,9 @@ static void test_hash(void) {
   make_scene(&s, 6);
   uint64_t h0 = sg_scene_hash(MPI_COMM_WORLD, &s);
   /* the state is not part of the description */
-  s.pos[3 * 4] += 0.5;
-  s.vel[6 * 3] = 7;
-  s.quat[4 * 2] = -s.quat[4 * 2];
+  s.state.pos[3 * 4] += 0.5;
+  s.state.vel[6 * 3] = 7;
+  s.state.quat[4 * 2] = -s.state.quat[4 * 2];
   CHECK(sg_scene_hash(MPI_COMM_WORLD, &s) == h0);
   struct {
     const char *what;
@@ -200,11 +200,11 @@ static void test_replace(void) {
   sg_scene s;
   make_scene(&s, 4);
   const char *p = scratch("replace.ckpt.h5");
-  s.step = 10;
-  s.time = 10 * prm.dt;
+  s.state.step = 10;
+  s.state.time = 10 * prm.dt;
   CHECK_OK(write_ckpt(p, &s, &prm, NULL, 0));
-  s.step = 20;
-  s.time = 20 * prm.dt;
+  s.state.step = 20;
+  s.state.time = 20 * prm.dt;
   CHECK_OK(write_ckpt(p, &s, &prm, NULL, 0));
   CHECK(step_of(p) == 20);
   CHECK(scratch_count("replace") == 1);
@@ -237,7 +237,7 @@ static void expect_fail(const char *path, int n_moving, int code, const char *wh
   CHECK(strstr(m, what) != NULL);
   CHECK(strchr(m, '\n') == NULL);
   CHECK(info.warm == NULL && info.n_warm == 0 && info.hook_state == NULL);
-  CHECK(same_state(&r, &ref) && r.step == 0);
+  CHECK(same_state(&r, &ref) && r.state.step == 0);
   CHECK(h5_open_objects() == 0);
   sg_error_clear();
   sg_scene_destroy(&ref);
@@ -248,8 +248,8 @@ static void test_refused(void) {
   sg_step_params prm = params();
   sg_scene s;
   make_scene(&s, 10);
-  s.step = 3;
-  s.time = 3 * prm.dt;
+  s.state.step = 3;
+  s.state.time = 3 * prm.dt;
   sg_warm_entry *w = make_warm(12, s.n);
   const char *good = scratch("good.ckpt.h5");
   CHECK_OK(write_ckpt(good, &s, &prm, w, 12));
@@ -298,18 +298,18 @@ static void make_evolved(sg_scene *run, const sg_scene *orig, const sg_step_para
   }
   CHECK_OK(sg_scene_update_mass(run));
   for (int i = 0; i < run->n; ++i) {
-    run->pos[3 * i + 2] += 0.25;
-    run->vel[6 * i + 1] = 0.5 * i;
+    run->state.pos[3 * i + 2] += 0.25;
+    run->state.vel[6 * i + 1] = 0.5 * i;
   }
   run->next_gid = 17;
-  run->step = 40;
-  run->time = 40 * prm->dt;
+  run->state.step = 40;
+  run->state.time = 40 * prm->dt;
 }
 
 static int same_body(const sg_scene *a, int i, const sg_scene *b, int j) {
 #define EQ(f, k) (!memcmp(a->f + (k) * i, b->f + (k) * j, (k) * sizeof *a->f))
   return a->gid[i] == b->gid[j] && EQ(shape, 1) && EQ(size, 3) && EQ(material, 1) && EQ(fixed, 1) && EQ(density, 1) &&
-         EQ(mass, 1) && EQ(inertia, 3) && EQ(pos, 3) && EQ(quat, 4) && EQ(vel, 6);
+         EQ(mass, 1) && EQ(inertia, 3) && EQ(state.pos, 3) && EQ(state.quat, 4) && EQ(state.vel, 6);
 #undef EQ
 }
 
@@ -335,7 +335,7 @@ static void check_body_set(const sg_scene *r, const sg_scene *ref, const char *w
   CHECK(!r->distributed || r->n_owned == held);
   MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   CHECK(held == (r->distributed ? moving : moving * P));
-  CHECK(r->next_gid == 17 && r->step == ref->step && r->time == ref->time);
+  CHECK(r->next_gid == 17 && r->state.step == ref->state.step && r->state.time == ref->state.time);
   if (test_rank() == 0)
     printf("  %-44s %d bodies held, %lld mismatched, next_gid %lld\n", what, r->n, bad, (long long)r->next_gid);
 }
@@ -408,7 +408,7 @@ static void test_body_set(void) {
   int e = sg_checkpoint_read(MPI_COMM_WORLD, pr, "evolved.h5", &other, &info);
   if (test_rank() == 0) printf("  the evolved scene as the scene file -> %d: %s\n", e, sg_error_message());
   CHECK(e == SG_ERR_ARG && strstr(sg_error_message(), "different scene") && strstr(sg_error_message(), "evolved.h5"));
-  CHECK(other.n == run.n && other.step == 40 && info.warm == NULL && info.hook_state == NULL);
+  CHECK(other.n == run.n && other.state.step == 40 && info.warm == NULL && info.hook_state == NULL);
   sg_error_clear();
   sg_scene_destroy(&other);
 

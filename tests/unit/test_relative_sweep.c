@@ -97,14 +97,14 @@ static void check_exact_test_bounds(const sg_scene *s, double margin) {
       int accepted = sg_pair_may_touch(s, i, j, margin, dt), sampled = 0;
       int plain = s->shape[i] != SG_SHAPE_BOX && s->shape[j] != SG_SHAPE_BOX; /* boxes add slab tests */
       double vi[3] = {0}, vj[3] = {0}, p[3];
-      if (!s->fixed[i]) v3_copy(vi, s->vel + 6 * i);
-      if (!s->fixed[j]) v3_copy(vj, s->vel + 6 * j);
+      if (!s->fixed[i]) v3_copy(vi, s->state.vel + 6 * i);
+      if (!s->fixed[j]) v3_copy(vj, s->state.vel + 6 * j);
       for (int k = 0; k <= 100 && plain; ++k) {
         double t = dt * k / 100.0;
-        for (int a = 0; a < 3; ++a) p[a] = (s->pos[3 * j + a] + t * vj[a]) - (s->pos[3 * i + a] + t * vi[a]);
+        for (int a = 0; a < 3; ++a) p[a] = (s->state.pos[3 * j + a] + t * vj[a]) - (s->state.pos[3 * i + a] + t * vi[a]);
         sampled |= v3_norm(p) < (ri + rj + margin) * (1 - 1e-9);
       }
-      v3_sub(p, s->pos + 3 * j, s->pos + 3 * i);
+      v3_sub(p, s->state.pos + 3 * j, s->state.pos + 3 * i);
       sampled_but_rejected += sampled && !accepted;
       beyond_reach += accepted && !(v3_norm(p) < ri + rj + sg_pair_reach(s, i, j, margin, dt));
     }
@@ -232,7 +232,7 @@ static int contacts_with_target(int target, const double *x, const double *v, do
     CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_PLANE, zero, 0, 1, 0, zero, NULL, NULL, NULL));
   if (target == TILTING_PLANE_TARGET) { /* a kinematic plane turning at -TILT_RATE about y */
     s.fixed[0] = SG_KINEMATIC;
-    s.vel[4] = -TILT_RATE;
+    s.state.vel[4] = -TILT_RATE;
   }
   if (target == WALL_TARGET) CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_BOX, wall, 0, 1, 0, zero, NULL, NULL, NULL));
   for (int k = 1; k <= 40; ++k) add_sphere(&s, r, (double[3]){-0.05 + 0.0025 * k, 0.01, r}, NULL, 0);

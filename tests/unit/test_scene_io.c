@@ -27,7 +27,7 @@ static void expect_fail(const char *path, int code, const char *what) {
   CHECK(strstr(m, path) != NULL);
   CHECK(strstr(m, what) != NULL);
   CHECK(strchr(m, '\n') == NULL);
-  CHECK(s.n == 0 && s.pos == NULL);  /* nothing to free after a failed read */
+  CHECK(s.n == 0 && s.state.pos == NULL);  /* nothing to free after a failed read */
   CHECK(h5_open_objects() == 0);
   sg_error_clear();
 }
@@ -84,9 +84,9 @@ static void test_round_trip(void) {
     CHECK(!memcmp(r.fixed, base.fixed, n));
     CHECK(!memcmp(r.size, base.size, 3 * n * sizeof(double)));
     CHECK(!memcmp(r.density, base.density, n * sizeof(double)));
-    CHECK(!memcmp(r.pos, base.pos, 3 * n * sizeof(double)));
-    CHECK(!memcmp(r.quat, base.quat, 4 * n * sizeof(double)));
-    CHECK(!memcmp(r.vel, base.vel, 6 * n * sizeof(double)));
+    CHECK(!memcmp(r.state.pos, base.state.pos, 3 * n * sizeof(double)));
+    CHECK(!memcmp(r.state.quat, base.state.quat, 4 * n * sizeof(double)));
+    CHECK(!memcmp(r.state.vel, base.state.vel, 6 * n * sizeof(double)));
     CHECK(!memcmp(r.mass, base.mass, n * sizeof(double)));
     CHECK(!memcmp(r.inertia, base.inertia, 3 * n * sizeof(double)));
     for (int i = 0; i < r.n; ++i) CHECK(r.gid[i] == i);
@@ -216,7 +216,7 @@ static void check_same_bodies(const sg_scene *r, const char *what) {
     if (j < 0 || (i > 0 && r->gid[i] <= r->gid[i - 1])) { bad++; continue; }
 #define EQ(f, k) (!memcmp(r->f + (k) * i, base.f + (k) * j, (k) * sizeof *r->f))
     bad += !(EQ(shape, 1) && EQ(size, 3) && EQ(material, 1) && EQ(fixed, 1) && EQ(density, 1) && EQ(mass, 1) &&
-             EQ(inertia, 3) && EQ(pos, 3) && EQ(quat, 4) && EQ(vel, 6));
+             EQ(inertia, 3) && EQ(state.pos, 3) && EQ(state.quat, 4) && EQ(state.vel, 6));
 #undef EQ
     moving += !r->fixed[i];
   }
@@ -281,7 +281,7 @@ static void test_ids(void) {
   CHECK_OK(sg_scene_write(MPI_COMM_WORLD, p, &s));
   CHECK(!has_dataset(p, "bodies/gid"));
   CHECK_OK(sg_scene_read(MPI_COMM_WORLD, p, &r));
-  CHECK(r.n == base.n && !memcmp(r.pos, base.pos, 3 * (size_t)base.n * sizeof(double)) && r.next_gid == 100);
+  CHECK(r.n == base.n && !memcmp(r.state.pos, base.state.pos, 3 * (size_t)base.n * sizeof(double)) && r.next_gid == 100);
   sg_scene_destroy(&r);
 
   /* an id held twice is not written */
@@ -302,7 +302,7 @@ static void expect_fail_both(const char *path, const char *what) {
   int e = sg_scene_read_block(MPI_COMM_WORLD, path, &s);
   const char *m = sg_error_message();
   CHECK(e == SG_ERR_FORMAT && strstr(m, path) && strstr(m, what) && !strchr(m, '\n'));
-  CHECK(s.n == 0 && s.pos == NULL && h5_open_objects() == 0);
+  CHECK(s.n == 0 && s.state.pos == NULL && h5_open_objects() == 0);
   if (e != SG_ERR_FORMAT || !strstr(m, what)) fprintf(stderr, "  block read -> %d: %s\n", e, m);
   sg_error_clear();
 }

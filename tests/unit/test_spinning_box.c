@@ -18,20 +18,20 @@ int main(int argc, char **argv) {
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   double L0[3], R[9], Iw[9];
-  quat_to_mat(R, s.quat);
+  quat_to_mat(R, s.state.quat);
   inertia_world(Iw, R, s.inertia);
-  m3_mul_v(L0, Iw, s.vel + 3);
+  m3_mul_v(L0, Iw, s.state.vel + 3);
   double e0 = sg_scene_kinetic_energy(&s), qerr = 0;
   for (int k = 0; k < 1000; ++k) {
     sg_step_stats stats;
     CHECK_OK(sg_stepper_step(st, &stats));
-    const double *q = s.quat;
+    const double *q = s.state.quat;
     qerr = fmax(qerr, fabs(sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) - 1));
   }
   double L[3];
-  quat_to_mat(R, s.quat);
+  quat_to_mat(R, s.state.quat);
   inertia_world(Iw, R, s.inertia);
-  m3_mul_v(L, Iw, s.vel + 3);
+  m3_mul_v(L, Iw, s.state.vel + 3);
   double dL[3];
   v3_sub(dL, L, L0);
   double rel = v3_norm(dL) / v3_norm(L0);
@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
   /* the half-step orientation makes the free rotation second order: energy drift ~ (w dt)^2 */
   CHECK(fabs(sg_scene_kinetic_energy(&s) - e0) <= 1e-4 * e0);
   /* linear motion: uniform, x = x0 + v t */
-  CHECK_NEAR(s.pos[0], 0.1 * 1000 / 240.0, 1e-12);
+  CHECK_NEAR(s.state.pos[0], 0.1 * 1000 / 240.0, 1e-12);
   sg_stepper_destroy(&st);
   sg_solver_destroy(&solver);
   sg_scene_destroy(&s);

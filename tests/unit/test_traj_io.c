@@ -109,7 +109,7 @@ static void test_complete_run(void) {
     int j = n - 1 - i;
     int64_t g = s.gid[i]; s.gid[i] = s.gid[j]; s.gid[j] = g;
   }
-  double pos0[3] = {s.pos[0], s.pos[1], s.pos[2]};  /* body held first has gid n-1 */
+  double pos0[3] = {s.state.pos[0], s.state.pos[1], s.state.pos[2]};  /* body held first has gid n-1 */
   sg_traj_writer *w = NULL;
   CHECK_OK(sg_traj_open(MPI_COMM_WORLD, out, &s, &w));
   CHECK(file_exists(scratch("run.h5.partial")));
@@ -121,11 +121,11 @@ static void test_complete_run(void) {
   CHECK(sg_traj_set_attr(w, "complete", "1") == SG_ERR_ARG);
   sg_error_clear();
   for (int f = 0; f < N_FRAMES; ++f) {
-    s.time = 0.125 * f;
+    s.state.time = 0.125 * f;
     for (int i = 0; i < n; ++i) {
-      for (int c = 0; c < 3; ++c) s.pos[3 * i + c] = state(s.gid[i], f, c);
-      for (int c = 0; c < 4; ++c) s.quat[4 * i + c] = state(s.gid[i], f, 10 + c);
-      for (int c = 0; c < 6; ++c) s.vel[6 * i + c] = state(s.gid[i], f, 20 + c);
+      for (int c = 0; c < 3; ++c) s.state.pos[3 * i + c] = state(s.gid[i], f, c);
+      for (int c = 0; c < 4; ++c) s.state.quat[4 * i + c] = state(s.gid[i], f, 10 + c);
+      for (int c = 0; c < 6; ++c) s.state.vel[6 * i + c] = state(s.gid[i], f, 20 + c);
     }
     CHECK_OK(sg_traj_write_frame(w, &s));
   }
@@ -345,7 +345,7 @@ static void ch_frame_scene(const sg_scene *all, int f, int with_state, sg_scene 
   CHECK_OK(sg_scene_copy_globals(s, all));
   s->distributed = 1;
   s->next_gid = ch_next_gid[f];
-  s->time = 0.125 * f;
+  s->state.time = 0.125 * f;
   for (int k = 0; k < all->n; ++k) {
     int g = (7 * k + f) % all->n; /* not in id order */
     if (!ch_present(g, f) || (!all->fixed[g] && ch_owner(g, f, P) != test_rank())) continue;
@@ -353,9 +353,9 @@ static void ch_frame_scene(const sg_scene *all, int f, int with_state, sg_scene 
     CHECK_OK(sg_scene_copy_body(s, all, g));
     s->n_owned += !s->fixed[i];
     if (!with_state) continue;
-    for (int c = 0; c < 3; ++c) s->pos[3 * i + c] = state(g, f, c);
-    for (int c = 0; c < 4; ++c) s->quat[4 * i + c] = state(g, f, 10 + c);
-    for (int c = 0; c < 6; ++c) s->vel[6 * i + c] = state(g, f, 20 + c);
+    for (int c = 0; c < 3; ++c) s->state.pos[3 * i + c] = state(g, f, c);
+    for (int c = 0; c < 4; ++c) s->state.quat[4 * i + c] = state(g, f, 10 + c);
+    for (int c = 0; c < 6; ++c) s->state.vel[6 * i + c] = state(g, f, 20 + c);
   }
 }
 
@@ -493,7 +493,7 @@ static void ch_check_log(const sg_scene *all, const char *out, int inserted) {
   CHECK(rank == 2 && dims[1] == 6);
   for (int i = 0; gid && t && m && v && i < n; ++i)
     bad += gid[i] != expect[i] || t[i] != when[i] || m[i] != all->mass[expect[i]] ||
-           memcmp(v + 6 * i, all->vel + 6 * expect[i], 6 * sizeof(double)) != 0;
+           memcmp(v + 6 * i, all->state.vel + 6 * expect[i], 6 * sizeof(double)) != 0;
   CHECK(bad == 0);
   printf("  %s: %d events, sorted by (time, gid)%s\n", group, n, bad ? ": WRONG" : "");
   free(gid); free(t); free(m); free(v);
