@@ -6,10 +6,9 @@
  * (problem->sub_owner; everything on rank 0 when the problem has no owners), solves H x = r with a
  * KSP configured from the options database under the solver's prefix, and hands x back in the
  * problem's own ordering. Two numberings of the same matrix:
- *  - sg_newton_setup, for a problem replicated on every rank (SG_SOLVER_WHOLE: CANAL, NSN): x comes
- *    back whole to every rank;
- *  - sg_newton_setup_local, for a rank's part (SG_SOLVER_LOCAL: SAP; newton_local.c): x comes back
- *    for the rank's owned and ghost subsystems. */
+ *  - sg_newton_setup, for a problem replicated on every rank: x comes back whole to every rank;
+ *  - sg_newton_setup_local, for a rank's part (SG_SOLVER_LOCAL: CANAL, SAP; newton_local.c): x comes
+ *    back for the rank's owned and ghost subsystems. */
 #ifndef SIGNORINI_NEWTON_H
 #define SIGNORINI_NEWTON_H
 #include <petscksp.h>

@@ -36,11 +36,11 @@ typedef struct sg_solver sg_solver;
 
 /* What a solver needs of a problem distributed over ranks (the stepper gives it that):
  *  SG_SOLVER_WHOLE: the whole problem on every rank, gathered by the stepper's adapter, its
- *    sub_owner saying which rank does the work of which rows (the Newton solvers distribute their
- *    linear algebra so; PGS, serial by nature, repeats the same sweeps on every rank);
+ *    sub_owner saying which rank does the work of which rows (NSN distributes its linear algebra
+ *    so; PGS, serial by nature, repeats the same sweeps on every rank);
  *  SG_SOLVER_LOCAL: a rank's part: its subsystems, the constraints touching them and the ghost
  *    subsystems owned elsewhere; the solver exchanges the halo itself (SubADMM) or reduces over
- *    ranks and takes the ghosts' entries from its distributed linear solve (SAP). */
+ *    ranks and takes the ghosts' entries from its distributed linear solve (CANAL, SAP). */
 typedef enum { SG_SOLVER_WHOLE = 0, SG_SOLVER_LOCAL = 1 } sg_solver_layout;
 
 /* The life cycle of a solver, as KSP's: create, set_from_options (reads -<prefix><name>_* options),

@@ -57,9 +57,24 @@
  * or -canal_sub_pc_factor_mat_ordering_type pick the factorization (the latter: PETSc's own, in
  * that order).
  *
- * Distribution: the problem is replicated; every rank does all the nonlinear work (constraint
- * operators, residuals, line search) identically, and only the Newton system is distributed
- * (newton.h): its solution comes back to every rank, so all ranks take the same decisions. */
+ * Distribution (SG_SOLVER_LOCAL): each rank works on its part of the problem: its owned
+ * subsystems, the ghost subsystems owned elsewhere (A_j, b_j, warm start and J blocks the same bits
+ * as on their owner) and every constraint touching an owned subsystem (one shared by two ranks is on
+ * both, its pairs in the same order, its warm-start lambda the same bits). Per-constraint work (the
+ * operators (14), (15), (21), the blocks of (24), the AL update (12), the frozen De Saxce terms
+ * (20)-(21)) is done for every constraint a rank holds, so a shared one comes out the same on both
+ * of its ranks. Sums and maxima over v run over the owned subsystems, those over constraints over
+ * the constraints a rank counts (the owner of the first pair's subsystem, as SAP and the stepper's
+ * keeper), each followed by one MPI_Allreduce: theta_d per evaluation of r; the largest effective
+ * mass (setup) and max_j ||b_j|| (per solve); per Newton step one sum (d^T (A v - b), d^T A d,
+ * d^T r) and one max (|d|, |v|), then one per evaluation of h', h'' in the line search; per AL
+ * loop one max (the AL residual and theta_p of (42)), and one per inexact test (primal_residual()).
+ * H's rows are the owned subsystems (sg_newton_setup_local, newton_local.c); the KSP solution comes
+ * back for the owned and the ghost unknowns, and ghosts take the same alpha, so a ghost's v keeps
+ * its owner's bits. Every decision (the inner and outer stopping tests, the line search's bracket
+ * and root, stagnation, the beta rule (27)) follows from reduced numbers, the same on every rank,
+ * so all ranks run the same collectives. One rank is the degenerate case: no ghosts, every sum in
+ * the order of a serial loop, the reductions skipped. */
 #include <float.h>
 #include <math.h>
 #include <petscksp.h>
@@ -94,9 +109,15 @@ typedef struct {
   double *G, *shift, *ztn;                /* per constraint: 9, 1, 1 */
   int cap_v, cap_row, cap_con;
   double *chol;                           /* Cholesky scratch for the effective masses */
-  int cap_chol;
+  int cap_chol, chol_maxd;                /* chol_maxd: the largest subsystem's size */
   long newton_total;                      /* Newton steps since creation */
   double mmax;                            /* largest effective mass of a constraint (setup) */
+  /* distribution (see the header's "Distribution") */
+  MPI_Comm comm;
+  int rank, size;
+  int any_sub, any_con;                   /* some rank has a subsystem, a constraint */
+  unsigned char *sub_mine, *con_mine;     /* owned subsystems; constraints this rank counts */
+  int cap_mine_sub, cap_mine_con;
 } canal;
 
 static PetscLogStage g_stage_assembly = -1, g_stage_ksp = -1;
@@ -147,7 +168,7 @@ static void canal_destroy(sg_solver *s) {
   if (c->ns_ready) sg_newton_destroy(&c->ns);
   free(c->v); free(c->d); free(c->r); free(c->av); free(c->ad);
   free(c->jv); free(c->jd); free(c->ls); free(c->lam); free(c->lam_old);
-  free(c->G); free(c->shift); free(c->ztn); free(c->chol);
+  free(c->G); free(c->shift); free(c->ztn); free(c->chol); free(c->sub_mine); free(c->con_mine);
   free(c);
   s->data = NULL;
 }
@@ -165,6 +186,37 @@ static sg_err ensure_work(canal *c, const sg_problem *p) {
   k = c->cap_con; SG_CHECK(sg_grow((void **)&c->ztn, &k, SG_NEWTON_GSTRIDE * nc + 1, sizeof(double), "CANAL slacks"));
   c->cap_con = k;
   return SG_OK;
+}
+
+/* ---------------------------------------------------------------- distribution */
+
+/* The subsystems this rank owns, and the constraints it counts in sums and maxima over constraints:
+ * the owner of a constraint's first pair's subsystem (the stepper's keeper, SAP's and SubADMM's
+ * rule), so that each term enters once over the ranks. */
+static sg_err mark_mine(canal *c, const sg_problem *p) {
+  SG_CHECK(sg_grow((void **)&c->sub_mine, &c->cap_mine_sub, p->n_sub + 1, 1, "CANAL ownership"));
+  SG_CHECK(sg_grow((void **)&c->con_mine, &c->cap_mine_con, p->n_con + 1, 1, "CANAL ownership"));
+  for (int j = 0; j < p->n_sub; ++j) c->sub_mine[j] = sg_newton_owner(p, j) == c->rank;
+  for (int i = 0; i < p->n_con; ++i) {
+    int q0 = p->con_pair[i];
+    c->con_mine[i] = q0 < p->con_pair[i + 1] ? sg_newton_owner(p, p->pair_sub[q0]) == c->rank : c->rank == 0;
+  }
+  return SG_OK;
+}
+
+/* x[0..n) summed over the ranks, in place. One rank: the identity, so its results keep their bits;
+ * every rank gets the same sums, so every rank takes the same decisions. */
+static void sum_over_ranks(const canal *c, double *x, int n) {
+  if (c->size > 1) MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, c->comm);
+}
+
+/* x[0..n) maximized over the ranks, in place (exact). A NaN enters as +inf: MPI_MAX may drop a NaN,
+ * and every rank must see the same non-finite value to stop together. */
+static void max_over_ranks(const canal *c, double *x, int n) {
+  if (c->size == 1) return;
+  for (int k = 0; k < n; ++k)
+    if (isnan(x[k])) x[k] = INFINITY;
+  MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_MAX, c->comm);
 }
 
 /* y = A x, blockwise. */
@@ -209,8 +261,9 @@ static inline void con_lstar(const sg_problem *p, const canal *c, int i, double 
   if (p->kind[i] == SG_CON_CONTACT) ls[0] -= beta * c->shift[i];
 }
 
-/* At c->v: J v, lambda(v), the blocks G_i = beta dT/dlstar, r = A v - b - J^T lambda, A v; returns
- * theta_d = max_j ||r_j||. */
+/* At c->v: J v, lambda(v), the blocks G_i = beta dT/dlstar, r = A v - b - J^T lambda, A v, for
+ * every constraint and subsystem of this rank (a ghost's r lacks the constraints of other ranks and
+ * is not used); returns theta_d = max_j ||r_j|| over the owned subsystems of every rank. */
 static double evaluate(canal *c, const sg_problem *p, double beta) {
   int nv = sg_problem_n_v(p);
   sg_problem_apply_J(p, c->v, c->jv);
@@ -232,12 +285,15 @@ static double evaluate(canal *c, const sg_problem *p, double beta) {
       c->r[k] -= c->d[k];
       s += c->r[k] * c->r[k];
     }
-    theta_d = fmax(theta_d, s);
+    if (c->sub_mine[j]) theta_d = fmax(theta_d, s);
   }
+  max_over_ranks(c, &theta_d, 1);
   return sqrt(theta_d);
 }
 
-/* Exact line search (26): h'(a) = d^T r(v + a d) = dr0 + a d^T A d - sum_i (J_i d)^T T(lstar_i - a beta J_i d). */
+/* Exact line search (26): h'(a) = d^T r(v + a d) = dr0 + a d^T A d - sum_i (J_i d)^T T(lstar_i - a beta J_i d).
+ * dr0, d^T A d are global; each rank adds its counted constraints' terms, one reduction per
+ * evaluation, so every rank sees the same h', h'' and brackets the same root. */
 typedef struct {
   const sg_problem *p;
   const canal *c;
@@ -248,8 +304,11 @@ static double ls_fdf(double a, double *df, void *vctx) {
   const ls_ctx *x = vctx;
   const sg_problem *p = x->p;
   const canal *c = x->c;
-  double f = x->dr0 + a * x->dad, g = x->dad;
+  /* rank 0 starts from the quadratic part, so that one rank sums in the order of a serial loop */
+  double fg[2] = {c->rank == 0 ? x->dr0 + a * x->dad : 0.0, c->rank == 0 ? x->dad : 0.0};
+  double f = fg[0], g = fg[1];
   for (int i = 0; i < p->n_con; ++i) {
+    if (!c->con_mine[i]) continue;
     int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
     const double *w = c->jd + r0, *l0 = c->ls + r0;
     double ls[3], lam[3], D[9];
@@ -262,42 +321,58 @@ static double ls_fdf(double a, double *df, void *vctx) {
       g += x->beta * w[r] * s;
     }
   }
-  *df = g;
-  return f;
+  fg[0] = f;
+  fg[1] = g;
+  sum_over_ranks(c, fg, 2);
+  *df = fg[1];
+  return fg[0];
+}
+
+/* Cholesky factors of every A_j of this rank (ghosts too: a shared constraint's Delassus block
+ * needs them) into c->chol; collective. */
+static sg_err factor_blocks(canal *c, const sg_problem *p) {
+  int maxd = 0, na = p->n_sub ? p->sub_aoff[p->n_sub] : 0;
+  for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
+  c->chol_maxd = maxd;
+  sg_err err = sg_grow((void **)&c->chol, &c->cap_chol, na + 2 * maxd + 1, sizeof(double), "CANAL Cholesky factors");
+  for (int j = 0; j < p->n_sub && !err; ++j)
+    if (chol_factor(p->sub_dof[j], p->A + p->sub_aoff[j], c->chol + p->sub_aoff[j]))
+      err = sg_error_set(SG_ERR_NUMERIC, "CANAL: A of subsystem %lld is not positive definite", (long long)p->sub_gid[j]);
+  return sg_error_collective(c->comm, err);
+}
+
+/* m_i = rows_i / trace(J_i A^{-1} J_i^T) of constraint i, from the factors of factor_blocks(). */
+static double effective_mass(canal *c, const sg_problem *p, int i) {
+  int nr = sg_con_rows(p->kind[i]), na = p->n_sub ? p->sub_aoff[p->n_sub] : 0;
+  double *L = c->chol, *rhs = L + na, *x = rhs + c->chol_maxd, tr = 0;
+  for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+    int j = p->pair_sub[q], dof = p->sub_dof[j];
+    const double *J = p->J + p->pair_joff[q];
+    for (int r = 0; r < nr; ++r) {
+      memcpy(rhs, J + r * dof, (size_t)dof * sizeof(double));
+      chol_solve(dof, L + p->sub_aoff[j], rhs, x);
+      for (int k = 0; k < dof; ++k) tr += J[r * dof + k] * x[k];
+    }
+  }
+  return tr > 0 ? nr / tr : 0.0;
 }
 
 /* Largest effective mass over constraints, m_i = rows_i / trace(J_i A^{-1} J_i^T) (the inverse of
- * the mean diagonal of the Delassus block): the scale of beta (mass units, like lambda / (J v)). */
+ * the mean diagonal of the Delassus block): the scale of beta (mass units, like lambda / (J v)).
+ * Over the counted constraints of every rank (a maximum: exact whatever the ranks). */
 static sg_err max_effective_mass(canal *c, const sg_problem *p, double *mmax) {
-  int maxd = 0;
-  for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
-  int need = p->sub_aoff[p->n_sub] + 2 * maxd + 1;
-  SG_CHECK(sg_grow((void **)&c->chol, &c->cap_chol, need, sizeof(double), "CANAL Cholesky factors"));
-  double *L = c->chol, *rhs = L + p->sub_aoff[p->n_sub], *x = rhs + maxd;
-  for (int j = 0; j < p->n_sub; ++j)
-    if (chol_factor(p->sub_dof[j], p->A + p->sub_aoff[j], L + p->sub_aoff[j]))
-      return sg_error_set(SG_ERR_NUMERIC, "CANAL: A of subsystem %lld is not positive definite", (long long)p->sub_gid[j]);
+  SG_CHECK(factor_blocks(c, p));
   *mmax = 0;
-  for (int i = 0; i < p->n_con; ++i) {
-    int nr = sg_con_rows(p->kind[i]);
-    double tr = 0;
-    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
-      int j = p->pair_sub[q], dof = p->sub_dof[j];
-      const double *J = p->J + p->pair_joff[q];
-      for (int r = 0; r < nr; ++r) {
-        memcpy(rhs, J + r * dof, (size_t)dof * sizeof(double));
-        chol_solve(dof, L + p->sub_aoff[j], rhs, x);
-        for (int k = 0; k < dof; ++k) tr += J[r * dof + k] * x[k];
-      }
-    }
-    if (tr > 0) *mmax = fmax(*mmax, nr / tr);
-  }
+  for (int i = 0; i < p->n_con; ++i)
+    if (c->con_mine[i]) *mmax = fmax(*mmax, effective_mass(c, p, i));
+  max_over_ranks(c, mmax, 1);
   if (!(*mmax > 0) || !isfinite(*mmax)) { /* no constraint with a Jacobian: any scale will do */
     *mmax = 0;
     for (int j = 0; j < p->n_sub; ++j) {
       int dof = p->sub_dof[j];
-      for (int k = 0; k < dof; ++k) *mmax = fmax(*mmax, p->A[p->sub_aoff[j] + k * dof + k]);
+      for (int k = 0; k < dof && c->sub_mine[j]; ++k) *mmax = fmax(*mmax, p->A[p->sub_aoff[j] + k * dof + k]);
     }
+    max_over_ranks(c, mmax, 1);
     if (!(*mmax > 0)) *mmax = 1.0;
   }
   return SG_OK;
@@ -316,10 +391,12 @@ static void slack_tangent_norms(canal *c, const sg_problem *p, double beta, doub
 }
 
 /* The primal residual theta_p that the AL update (12) would give at the current inner iterate
- * (c->jv, c->lam from evaluate()): max_i ||lambda_i - lambda^old_i|| / beta + mu_i | ||z_t|| - ||z^l_t|| |. */
+ * (c->jv, c->lam from evaluate()): max_i ||lambda_i - lambda^old_i|| / beta + mu_i | ||z_t|| - ||z^l_t|| |,
+ * over the counted constraints of every rank. Collective. */
 static double primal_residual(const canal *c, const sg_problem *p, double beta) {
   double tp = 0;
   for (int i = 0; i < p->n_con; ++i) {
+    if (!c->con_mine[i]) continue;
     int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
     double s2 = 0, lag = 0;
     for (int r = 0; r < nr; ++r) {
@@ -333,6 +410,7 @@ static double primal_residual(const canal *c, const sg_problem *p, double beta) 
     }
     tp = fmax(tp, sqrt(s2) + lag);
   }
+  max_over_ranks(c, &tp, 1);
   return tp;
 }
 
@@ -376,164 +454,257 @@ static sg_err choose_sub_pc(canal *c) {
   return sg_newton_choose_sub_pc(c->ns.ksp, "CANAL", c->direct_max, !c->factor_user, !c->factor_user);
 }
 
-/* Work arrays, H's numbering and preallocation, and the effective masses: fixed during a solve. */
+/* Work arrays, H's numbering and preallocation, and the effective masses: fixed during a solve.
+ * Collective: a rank may hold no subsystem or no constraint while others do, and takes part all the
+ * same. */
 static sg_err canal_setup(sg_solver *s, const sg_problem *p) {
   canal *c = s->data;
-  int size;
-  MPI_Comm_size(s->comm, &size);
-  if (size > 1 && !p->has_owners) return sg_error_set(SG_ERR_ARG, "CANAL: a problem on %d ranks needs subsystem owners", size);
-  if (p->n_sub == 0) return SG_OK;
+  c->comm = s->comm;
+  MPI_Comm_rank(s->comm, &c->rank);
+  MPI_Comm_size(s->comm, &c->size);
+  if (c->size > 1 && !p->has_owners)
+    return sg_error_set(SG_ERR_ARG, "CANAL: a problem on %d ranks needs subsystem owners", c->size);
+  int any[2] = {p->n_sub > 0, p->n_con > 0};
+  if (c->size > 1) MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, c->comm);
+  c->any_sub = any[0];
+  c->any_con = any[1];
+  if (!c->any_sub) return SG_OK;
   double t0 = MPI_Wtime();
-  SG_CHECK(ensure_work(c, p));
+  sg_err err = ensure_work(c, p);
+  if (!err) err = mark_mine(c, p);
+  SG_CHECK(sg_error_collective(c->comm, err));
   SG_CHECK(ensure_newton(c, s));
-  SG_CHECK(sg_newton_setup(&c->ns, p));
+  SG_CHECK(sg_newton_setup_local(&c->ns, p));
   c->mmax = 1.0;
   SG_CHECK(max_effective_mass(c, p, &c->mmax));
   sg_timer_add(SG_PHASE_FACTOR, t0);
   return SG_OK;
 }
 
-static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
-  canal *c = s->data;
-  if (p->n_sub == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
-  const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
-  const double mmax = c->mmax;
-  /* beta is a mass (lambda* = -beta J v): beta_rel = 100 times the stiffest constraint's effective
-   * mass makes every AL loop contract the constraint error by about 1/(1 + beta W_ii) <= 1/100, as
-   * the paper's 1e4 does for its 0.1-5 kg bodies, whatever the units of A. */
-  double beta = c->beta0 > 0 ? c->beta0 : c->beta_rel * mmax;
-  const double beta_first = beta;
-  const double beta_max = c->beta_max > 0 ? fmax(c->beta_max, beta) : c->beta_max_rel * beta;
-  /* inner stop: relative to the momentum scale max_j ||b_j||, and tight enough for the outer test */
+/* The momentum scale of the inner stop, max_j ||b_j|| over the owned subsystems of every rank. */
+static double momentum_scale(const canal *c, const sg_problem *p) {
   double bscale = 0;
   for (int j = 0; j < p->n_sub; ++j) {
+    if (!c->sub_mine[j]) continue;
     double s2 = 0;
     for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) s2 += p->b[k] * p->b[k];
     bscale = fmax(bscale, sqrt(s2));
   }
-  double inner_tol = c->newton_tol * bscale;
-  if (s->tol > 0) inner_tol = fmin(inner_tol, 0.5 * s->tol);
-  inner_tol = fmax(inner_tol, 64 * DBL_EPSILON * bscale); /* what round-off lets r reach */
+  max_over_ranks(c, &bscale, 1);
+  return bscale;
+}
 
-  /* warm start (Alg. 1 line 2): vhat^0 = v, u^0 = -lambda, z^0 = J vhat^0 */
-  memcpy(c->v, v, (size_t)nv * sizeof(double));
-  memcpy(c->lam_old, lambda, (size_t)nrow * sizeof(double));
+/* Warm start (Alg. 1 line 2): vhat^0 = v, u^0 = -lambda, z^0 = J vhat^0 (its tangential norms). A
+ * ghost's v and a shared constraint's lambda are the same bits on every rank holding them. */
+static void warm_start(canal *c, const sg_problem *p, const double *v, const double *lambda) {
+  const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  if (nv) memcpy(c->v, v, (size_t)nv * sizeof(double));
+  if (nrow) memcpy(c->lam_old, lambda, (size_t)nrow * sizeof(double));
   sg_problem_apply_J(p, c->v, c->jv);
   for (int i = 0; i < p->n_con; ++i) {
     int r0 = p->con_row[i];
     c->ztn[i] = p->kind[i] == SG_CON_CONTACT ? sqrt(c->jv[r0 + 1] * c->jv[r0 + 1] + c->jv[r0 + 2] * c->jv[r0 + 2]) : 0;
   }
-  double theta_p = INFINITY, theta_d = INFINITY, al_prev = INFINITY;
-  int it = 0, newton_its = 0, ksp_its = 0;
+}
+
+/* The Newton direction (24)-(25): c->d solves H d = -r with H assembled from c->G (owned rows); d
+ * comes back for the owned and the ghost unknowns. first: a new matrix, whose sub-PC is chosen for
+ * its size. */
+static sg_err newton_direction(canal *c, const sg_problem *p, int first, int *its) {
+  const int nv = sg_problem_n_v(p);
+  PetscLogStagePush(g_stage_assembly);
+  sg_err err = sg_newton_assemble(&c->ns, p, c->G);
+  PetscLogStagePop();
+  if (err) return err;
+  if (first) SG_CHECK(choose_sub_pc(c));
+  for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k];
+  PetscLogStagePush(g_stage_ksp);
+  err = sg_newton_solve(&c->ns, p, c->r, c->d, its);
+  PetscLogStagePop();
+  if (err) return err;
+  for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k]; /* r back to its sign for the line search */
+  return SG_OK;
+}
+
+/* The line search's dot products over the owned unknowns of every rank (one sum): d^T (A v - b)
+ * and d^T A d into lc, d^T r into *dr; and (one max) max |d|, max |v| for the stagnation test. */
+static void step_products(canal *c, const sg_problem *p, ls_ctx *lc, double *dr, double *dnorm, double *vnorm) {
+  double sum[3] = {0, 0, 0}, mx[2] = {0, 0};
+  apply_A(p, c->d, c->ad);
+  for (int j = 0; j < p->n_sub; ++j) {
+    if (!c->sub_mine[j]) continue;
+    for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) {
+      sum[0] += c->d[k] * (c->av[k] - p->b[k]);
+      sum[1] += c->d[k] * c->ad[k];
+      sum[2] += c->d[k] * c->r[k];
+      mx[0] = fmax(mx[0], fabs(c->d[k]));
+      mx[1] = fmax(mx[1], fabs(c->v[k]));
+    }
+  }
+  sum_over_ranks(c, sum, 3);
+  max_over_ranks(c, mx, 2);
+  lc->dr0 = sum[0];
+  lc->dad = sum[1];
+  *dr = sum[2];
+  *dnorm = mx[0];
+  *vnorm = mx[1];
+}
+
+/* What a line search step did to v. */
+typedef enum { STEP_MOVED, STEP_NO_DESCENT, STEP_STAGNATED } step_result;
+
+/* Exact line search (26) on h along c->d, and v += alpha d (ghosts too, with the same alpha and
+ * their owner's d: they keep their owner's bits). NO_DESCENT: d^T r >= 0, r at round-off level for
+ * this H; STAGNATED: v no longer changes. */
+static sg_err line_search_step(canal *c, const sg_problem *p, double beta, int al_loop, step_result *res) {
+  const int nv = sg_problem_n_v(p);
+  ls_ctx lc = {.p = p, .c = c, .beta = beta, .dr0 = 0, .dad = 0};
+  double dr, dnorm, vnorm;
+  step_products(c, p, &lc, &dr, &dnorm, &vnorm);
+  if (!isfinite(dr) || !isfinite(lc.dad))
+    return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged: non-finite Newton direction in AL loop %d (beta %g)", al_loop, beta);
+  *res = STEP_NO_DESCENT;
+  if (dr >= 0) return SG_OK;
+  sg_problem_apply_J(p, c->d, c->jd);
+  double df, lo = 0, hi = 1, alpha;
+  int grow = 0;
+  while (ls_fdf(hi, &df, &lc) < 0) { /* bracket the root of the increasing h' */
+    lo = hi;
+    hi *= 2;
+    if (++grow > 60)
+      return sg_error_set(SG_ERR_NUMERIC, "CANAL: line search found no minimum along the Newton direction (AL loop %d)", al_loop);
+  }
+  SG_CHECK(sg_rtsafe(ls_fdf, &lc, lo, hi, 1e-12, 100, &alpha));
+  if (!isfinite(alpha) || alpha <= 0)
+    return sg_error_set(SG_ERR_NUMERIC, "CANAL: line search failed (step %g, AL loop %d)", alpha, al_loop);
+  for (int k = 0; k < nv; ++k) c->v[k] += alpha * c->d[k];
+  *res = alpha * dnorm <= 4 * DBL_EPSILON * vnorm ? STEP_STAGNATED : STEP_MOVED;
+  return SG_OK;
+}
+
+/* One AL loop's inner Newton loop (Alg. 1 lines 6-14) and its counters. */
+typedef struct {
+  double theta_d;
+  int k_newton, done;      /* Newton steps of this loop; it met its stopping test (not the cap) */
+  int newton_its, ksp_its; /* over the solve */
+} inner_state;
+
+/* Newton on the surrogate (22) at penalty beta from c->v, until theta_d <= inner_tol, the inexact
+ * AL test, the Newton cap or stagnation. *ti: the running timer of the solve's phases. */
+static sg_err inner_loop(canal *c, const sg_problem *p, double beta, double inner_tol, int al_loop, double *ti,
+                         inner_state *in) {
+  in->k_newton = 0;
+  in->done = 1;
+  for (;;) {
+    in->theta_d = evaluate(c, p, beta);
+    if (!isfinite(in->theta_d))
+      return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged: non-finite residual in AL loop %d, Newton step %d (beta %g)",
+                          al_loop, in->k_newton, beta);
+    if (in->theta_d <= inner_tol) return SG_OK;
+    if (in->k_newton >= c->newton_max_it) { in->done = 0; return SG_OK; }
+    /* inexact AL: the inner error need only be small against the outer one */
+    if (c->eta > 0 && in->theta_d <= c->eta * c->mmax * primal_residual(c, p, beta)) return SG_OK;
+    sg_timer_add(SG_PHASE_ITERATE, *ti);
+    *ti = MPI_Wtime();
+    int its = 0;
+    SG_CHECK(newton_direction(c, p, in->newton_its == 0, &its));
+    sg_timer_add(SG_PHASE_FACTOR, *ti);
+    *ti = MPI_Wtime();
+    in->ksp_its += its;
+    ++in->k_newton;
+    ++in->newton_its;
+    step_result res = STEP_NO_DESCENT;
+    SG_CHECK(line_search_step(c, p, beta, al_loop, &res));
+    if (res == STEP_NO_DESCENT) return SG_OK;
+    if (res == STEP_STAGNATED) {
+      in->theta_d = evaluate(c, p, beta);
+      return SG_OK;
+    }
+  }
+}
+
+/* AL update (12): z = J v + (lambda - lambda_old)/beta, u = -lambda, for every constraint of this
+ * rank (a shared one comes out the same on both of its ranks); the AL residual max_i ||J_i v - z_i||
+ * into *al and theta_p (42) into *theta_p, over the counted constraints of every rank. */
+static void al_update(canal *c, const sg_problem *p, double beta, double *al, double *theta_p) {
+  double mx[2] = {0, 0};
+  slack_tangent_norms(c, p, beta, c->shift); /* shift no longer needed this loop: reuse for ||z^{l+1}_t|| */
+  for (int i = 0; i < p->n_con; ++i) {
+    int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
+    double s2 = 0;
+    for (int r = 0; r < nr; ++r) {
+      double dz = (c->lam[r0 + r] - c->lam_old[r0 + r]) / beta;
+      s2 += dz * dz;
+    }
+    double gap = sqrt(s2), lag = p->kind[i] == SG_CON_CONTACT ? p->mu[i] * fabs(c->shift[i] - c->ztn[i]) : 0;
+    if (c->con_mine[i]) {
+      mx[0] = fmax(mx[0], gap);
+      mx[1] = fmax(mx[1], gap + lag);
+    }
+    c->ztn[i] = c->shift[i]; /* ||z^{l+1}_t|| freezes the next De Saxce term */
+  }
+  const int nrow = sg_problem_n_rows(p);
+  if (nrow) memcpy(c->lam_old, c->lam, (size_t)nrow * sizeof(double));
+  max_over_ranks(c, mx, 2);
+  *al = mx[0];
+  *theta_p = mx[1];
+}
+
+static sg_err canal_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
+  canal *c = s->data;
+  if (!c->any_sub) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
+  const int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  /* beta is a mass (lambda* = -beta J v): beta_rel = 100 times the stiffest constraint's effective
+   * mass makes every AL loop contract the constraint error by about 1/(1 + beta W_ii) <= 1/100, as
+   * the paper's 1e4 does for its 0.1-5 kg bodies, whatever the units of A. */
+  double beta = c->beta0 > 0 ? c->beta0 : c->beta_rel * c->mmax;
+  const double beta_first = beta;
+  const double beta_max = c->beta_max > 0 ? fmax(c->beta_max, beta) : c->beta_max_rel * beta;
+  /* inner stop: relative to the momentum scale max_j ||b_j||, and tight enough for the outer test */
+  const double bscale = momentum_scale(c, p);
+  double inner_tol = c->newton_tol * bscale;
+  if (s->tol > 0) inner_tol = fmin(inner_tol, 0.5 * s->tol);
+  inner_tol = fmax(inner_tol, 64 * DBL_EPSILON * bscale); /* what round-off lets r reach */
+  warm_start(c, p, v, lambda);
+  double theta_p = INFINITY, al_prev = INFINITY;
+  int it = 0;
+  inner_state in = {.theta_d = INFINITY};
   sg_converged_reason reason = SG_SOLVE_ITERATING;
   for (;;) {
     double ti = MPI_Wtime();
     /* (21): frozen De Saxce term from z^l */
     for (int i = 0; i < p->n_con; ++i) c->shift[i] = p->kind[i] == SG_CON_CONTACT ? p->mu[i] * c->ztn[i] : 0;
-    int k_newton = 0, inner_done = 1;
-    for (;;) { /* Alg. 1 lines 6-14 */
-      theta_d = evaluate(c, p, beta);
-      if (!isfinite(theta_d))
-        return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged: non-finite residual in AL loop %d, Newton step %d (beta %g)", it + 1, k_newton, beta);
-      if (theta_d <= inner_tol) break;
-      if (k_newton >= c->newton_max_it) { inner_done = 0; break; }
-      /* inexact AL: the inner error need only be small against the outer one */
-      if (c->eta > 0 && theta_d <= c->eta * mmax * primal_residual(c, p, beta)) break;
-      sg_timer_add(SG_PHASE_ITERATE, ti);
-      /* Newton step (24)-(25) */
-      ti = MPI_Wtime();
-      PetscLogStagePush(g_stage_assembly);
-      sg_err err = sg_newton_assemble(&c->ns, p, c->G);
-      PetscLogStagePop();
-      if (err) return err;
-      if (newton_its == 0) SG_CHECK(choose_sub_pc(c)); /* a new matrix: the sub-PC for its size */
-      for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k];
-      int its = 0;
-      PetscLogStagePush(g_stage_ksp);
-      err = sg_newton_solve(&c->ns, p, c->r, c->d, &its);
-      PetscLogStagePop();
-      if (err) return err;
-      for (int k = 0; k < nv; ++k) c->r[k] = -c->r[k]; /* r back to its sign for the line search */
-      sg_timer_add(SG_PHASE_FACTOR, ti);
-      ti = MPI_Wtime();
-      ksp_its += its;
-      ++k_newton;
-      ++newton_its;
-      /* exact line search (26) on h along d */
-      ls_ctx lc = {.p = p, .c = c, .beta = beta, .dr0 = 0, .dad = 0};
-      double dr = 0, dnorm = 0, vnorm = 0;
-      apply_A(p, c->d, c->ad);
-      for (int k = 0; k < nv; ++k) {
-        lc.dr0 += c->d[k] * (c->av[k] - p->b[k]);
-        lc.dad += c->d[k] * c->ad[k];
-        dr += c->d[k] * c->r[k];
-        dnorm = fmax(dnorm, fabs(c->d[k]));
-        vnorm = fmax(vnorm, fabs(c->v[k]));
-      }
-      if (!isfinite(dr) || !isfinite(lc.dad))
-        return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged: non-finite Newton direction in AL loop %d (beta %g)", it + 1, beta);
-      if (dr >= 0) break; /* no descent left: r is at round-off level for this H */
-      sg_problem_apply_J(p, c->d, c->jd);
-      double df, lo = 0, hi = 1, alpha;
-      int grow = 0;
-      while (ls_fdf(hi, &df, &lc) < 0) { /* bracket the root of the increasing h' */
-        lo = hi;
-        hi *= 2;
-        if (++grow > 60)
-          return sg_error_set(SG_ERR_NUMERIC, "CANAL: line search found no minimum along the Newton direction (AL loop %d)", it + 1);
-      }
-      SG_CHECK(sg_rtsafe(ls_fdf, &lc, lo, hi, 1e-12, 100, &alpha));
-      if (!isfinite(alpha) || alpha <= 0)
-        return sg_error_set(SG_ERR_NUMERIC, "CANAL: line search failed (step %g, AL loop %d)", alpha, it + 1);
-      for (int k = 0; k < nv; ++k) c->v[k] += alpha * c->d[k];
-      if (alpha * dnorm <= 4 * DBL_EPSILON * vnorm) { /* stagnation: v no longer changes */
-        theta_d = evaluate(c, p, beta);
-        break;
-      }
-    }
-    /* AL update (12): z = J v + (lambda - lambda_old)/beta, u = -lambda; residuals */
-    double al = 0;
-    theta_p = 0;
-    slack_tangent_norms(c, p, beta, c->shift); /* shift no longer needed this loop: reuse for ||z^{l+1}_t|| */
-    for (int i = 0; i < p->n_con; ++i) {
-      int r0 = p->con_row[i], nr = sg_con_rows(p->kind[i]);
-      double s2 = 0;
-      for (int r = 0; r < nr; ++r) {
-        double dz = (c->lam[r0 + r] - c->lam_old[r0 + r]) / beta;
-        s2 += dz * dz;
-      }
-      double gap = sqrt(s2), lag = p->kind[i] == SG_CON_CONTACT ? p->mu[i] * fabs(c->shift[i] - c->ztn[i]) : 0;
-      al = fmax(al, gap);
-      theta_p = fmax(theta_p, gap + lag);
-      c->ztn[i] = c->shift[i]; /* ||z^{l+1}_t|| freezes the next De Saxce term */
-    }
-    memcpy(c->lam_old, c->lam, (size_t)nrow * sizeof(double));
+    SG_CHECK(inner_loop(c, p, beta, inner_tol, it + 1, &ti, &in));
+    double al;
+    al_update(c, p, beta, &al, &theta_p);
     sg_timer_add(SG_PHASE_ITERATE, ti);
     sg_timers.iterations += 1;
     ++it;
     if (!isfinite(theta_p))
-      return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged at AL loop %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
+      return sg_error_set(SG_ERR_NUMERIC, "CANAL diverged at AL loop %d (theta_p %g, theta_d %g)", it, theta_p, in.theta_d);
     /* a good AL iterate: hand it to the caller now, so that a later failure leaves this state */
-    memcpy(v, c->v, (size_t)nv * sizeof(double));
-    memcpy(lambda, c->lam, (size_t)nrow * sizeof(double));
+    if (nv) memcpy(v, c->v, (size_t)nv * sizeof(double));
+    if (nrow) memcpy(lambda, c->lam, (size_t)nrow * sizeof(double));
     char extra[96] = "";
     if (s->monitor_fn)
-      snprintf(extra, sizeof extra, "beta %.3e  newton %d  (total newton %d, ksp %d)", beta, k_newton, newton_its, ksp_its);
-    reason = p->n_con == 0 ? SG_CONVERGED_TRIVIAL : sg_solver_test(s, it, theta_p, theta_d, extra);
+      snprintf(extra, sizeof extra, "beta %.3e  newton %d  (total newton %d, ksp %d)", beta, in.k_newton, in.newton_its,
+               in.ksp_its);
+    reason = !c->any_con ? SG_CONVERGED_TRIVIAL : sg_solver_test(s, it, theta_p, in.theta_d, extra);
     if (reason != SG_SOLVE_ITERATING) break;
     /* (27), only after an inner loop that met its stopping test; after one that hit its Newton cap,
-     * beta steps back instead (safeguard, ours; the top comment says why) */
-    if (!inner_done) beta = fmax(beta / c->kappa, beta_first);
+     * beta steps back instead (safeguard, ours; the top comment says why). al is reduced: every
+     * rank takes the same decision. */
+    if (!in.done) beta = fmax(beta / c->kappa, beta_first);
     else if (al > c->zeta * al_prev) beta = fmin(c->kappa * beta, beta_max);
     al_prev = al;
   }
-  c->newton_total += newton_its;
+  c->newton_total += in.newton_its;
   info->reason = reason;
   info->iterations = it;
   info->residual_primal = theta_p;
-  info->residual_dual = theta_d;
+  info->residual_dual = in.theta_d;
   info->beta = beta;
-  info->refactorizations = newton_its;
+  info->refactorizations = in.newton_its;
   return SG_OK;
 }
 
@@ -555,4 +726,5 @@ const sg_solver_ops sg_solver_canal_ops = {
   .view = canal_view,
   .solve = canal_solve,
   .destroy = canal_destroy,
+  .layout = SG_SOLVER_LOCAL,
 };

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Every solver on a distributed scene: canal, sap, nsn and pgs give the same trajectory on 1, 2 and
 # 4 ranks. Each rank collides, assembles and integrates only its own bodies.
-#  - sap works on each rank's part (SG_SOLVER_LOCAL): its owned subsystems, ghosts and the
-#    constraints touching them, with global reductions; canal, nsn and pgs get the whole problem
+#  - canal and sap work on each rank's part (SG_SOLVER_LOCAL): its owned subsystems, ghosts and
+#    the constraints touching them, with global reductions; nsn and pgs get the whole problem
 #    through the stepper's gather adapter, in the one-rank order. Checked: the stepper's "gather"
-#    phase (/timing/table, per rank) is 0 on every rank for sap and > 0 for the others, i.e. sap's
-#    problem is no longer gathered.
-#  - canal, sap, nsn: the same up to their linear-solver tolerance. Sums over ranks (sap) and block
-#    Jacobi on P blocks (all three) reach a slightly different point of the KSP's tolerance ball.
+#    phase (/timing/table, per rank) is 0 on every rank for canal and sap and > 0 for the others,
+#    i.e. canal's and sap's problems are never gathered.
+#  - canal, sap, nsn: the same up to their linear-solver tolerance. Sums over ranks (canal, sap) and
+#    block Jacobi on P blocks (all three) reach a slightly different point of the KSP's tolerance
+#    ball.
 #    -solver_tol 1e-8. Bound: positions within 1e-8 m (1e-6 of the radius), velocities within
 #    1e-5 m/s (1e-5 of the impact speeds of about 1 m/s), every step converged.
 #  - pgs: bit for bit (the same sweeps over the same problem on every rank).
@@ -47,7 +48,7 @@ for n in (2, 4):
     cols = t.attrs['columns']
     cols = (cols.decode() if isinstance(cols, bytes) else str(cols)).split(',')
     gather = t[()][:, cols.index('gather')]
-    local = s == 'sap'
+    local = s in ('canal', 'sap')
     ok = bool((gather == 0).all()) if local else bool((gather > 0).all())
     bad |= not ok
     print('%s %-5s -n %d: gather phase per rank %s s (%s)'
