@@ -80,6 +80,17 @@ sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *
 sg_err sg_newton_solve(sg_newton_sys *ns, const sg_problem *p, const double *rhs, double *x, int *its);
 void sg_newton_destroy(sg_newton_sys *ns);
 
+/* For a solver on a rank's part (SG_SOLVER_LOCAL): the subsystems this rank owns, and the
+ * constraints it counts in sums and maxima over constraints, so that each term enters once over the
+ * ranks: the owner of a constraint's first pair's subsystem (the stepper's keeper, SubADMM's rule). */
+sg_err sg_newton_mark_mine(const sg_problem *p, int rank, unsigned char **sub_mine, int *cap_sub, unsigned char **con_mine,
+                           int *cap_con, const char *who);
+/* x[0..n) summed / maximized over the ranks in place; one rank: the identity, so its results keep
+ * their bits. Every rank gets the same values, so every rank takes the same decisions. In the
+ * maximum a NaN enters as +inf: MPI_MAX may drop a NaN, and every rank must see it to stop together. */
+void sg_ranks_sum(MPI_Comm comm, int size, double *x, int n);
+void sg_ranks_max(MPI_Comm comm, int size, double *x, int n);
+
 /* Owner rank of subsystem j (0 when the problem carries no owners). */
 static inline int sg_newton_owner(const sg_problem *p, int j) { return p->has_owners ? p->sub_owner[j] : 0; }
 

@@ -188,37 +188,6 @@ static sg_err ensure_work(canal *c, const sg_problem *p) {
   return SG_OK;
 }
 
-/* ---------------------------------------------------------------- distribution */
-
-/* The subsystems this rank owns, and the constraints it counts in sums and maxima over constraints:
- * the owner of a constraint's first pair's subsystem (the stepper's keeper, SAP's and SubADMM's
- * rule), so that each term enters once over the ranks. */
-static sg_err mark_mine(canal *c, const sg_problem *p) {
-  SG_CHECK(sg_grow((void **)&c->sub_mine, &c->cap_mine_sub, p->n_sub + 1, 1, "CANAL ownership"));
-  SG_CHECK(sg_grow((void **)&c->con_mine, &c->cap_mine_con, p->n_con + 1, 1, "CANAL ownership"));
-  for (int j = 0; j < p->n_sub; ++j) c->sub_mine[j] = sg_newton_owner(p, j) == c->rank;
-  for (int i = 0; i < p->n_con; ++i) {
-    int q0 = p->con_pair[i];
-    c->con_mine[i] = q0 < p->con_pair[i + 1] ? sg_newton_owner(p, p->pair_sub[q0]) == c->rank : c->rank == 0;
-  }
-  return SG_OK;
-}
-
-/* x[0..n) summed over the ranks, in place. One rank: the identity, so its results keep their bits;
- * every rank gets the same sums, so every rank takes the same decisions. */
-static void sum_over_ranks(const canal *c, double *x, int n) {
-  if (c->size > 1) MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, c->comm);
-}
-
-/* x[0..n) maximized over the ranks, in place (exact). A NaN enters as +inf: MPI_MAX may drop a NaN,
- * and every rank must see the same non-finite value to stop together. */
-static void max_over_ranks(const canal *c, double *x, int n) {
-  if (c->size == 1) return;
-  for (int k = 0; k < n; ++k)
-    if (isnan(x[k])) x[k] = INFINITY;
-  MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_MAX, c->comm);
-}
-
 /* y = A x, blockwise. */
 static void apply_A(const sg_problem *p, const double *x, double *y) {
   for (int j = 0; j < p->n_sub; ++j) {
@@ -287,7 +256,7 @@ static double evaluate(canal *c, const sg_problem *p, double beta) {
     }
     if (c->sub_mine[j]) theta_d = fmax(theta_d, s);
   }
-  max_over_ranks(c, &theta_d, 1);
+  sg_ranks_max(c->comm, c->size, &theta_d, 1);
   return sqrt(theta_d);
 }
 
@@ -323,7 +292,7 @@ static double ls_fdf(double a, double *df, void *vctx) {
   }
   fg[0] = f;
   fg[1] = g;
-  sum_over_ranks(c, fg, 2);
+  sg_ranks_sum(c->comm, c->size, fg, 2);
   *df = fg[1];
   return fg[0];
 }
@@ -365,14 +334,14 @@ static sg_err max_effective_mass(canal *c, const sg_problem *p, double *mmax) {
   *mmax = 0;
   for (int i = 0; i < p->n_con; ++i)
     if (c->con_mine[i]) *mmax = fmax(*mmax, effective_mass(c, p, i));
-  max_over_ranks(c, mmax, 1);
+  sg_ranks_max(c->comm, c->size, mmax, 1);
   if (!(*mmax > 0) || !isfinite(*mmax)) { /* no constraint with a Jacobian: any scale will do */
     *mmax = 0;
     for (int j = 0; j < p->n_sub; ++j) {
       int dof = p->sub_dof[j];
       for (int k = 0; k < dof && c->sub_mine[j]; ++k) *mmax = fmax(*mmax, p->A[p->sub_aoff[j] + k * dof + k]);
     }
-    max_over_ranks(c, mmax, 1);
+    sg_ranks_max(c->comm, c->size, mmax, 1);
     if (!(*mmax > 0)) *mmax = 1.0;
   }
   return SG_OK;
@@ -410,7 +379,7 @@ static double primal_residual(const canal *c, const sg_problem *p, double beta) 
     }
     tp = fmax(tp, sqrt(s2) + lag);
   }
-  max_over_ranks(c, &tp, 1);
+  sg_ranks_max(c->comm, c->size, &tp, 1);
   return tp;
 }
 
@@ -471,7 +440,8 @@ static sg_err canal_setup(sg_solver *s, const sg_problem *p) {
   if (!c->any_sub) return SG_OK;
   double t0 = MPI_Wtime();
   sg_err err = ensure_work(c, p);
-  if (!err) err = mark_mine(c, p);
+  if (!err) err = sg_newton_mark_mine(p, c->rank, &c->sub_mine, &c->cap_mine_sub, &c->con_mine, &c->cap_mine_con,
+                                          "CANAL ownership");
   SG_CHECK(sg_error_collective(c->comm, err));
   SG_CHECK(ensure_newton(c, s));
   SG_CHECK(sg_newton_setup_local(&c->ns, p));
@@ -490,7 +460,7 @@ static double momentum_scale(const canal *c, const sg_problem *p) {
     for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) s2 += p->b[k] * p->b[k];
     bscale = fmax(bscale, sqrt(s2));
   }
-  max_over_ranks(c, &bscale, 1);
+  sg_ranks_max(c->comm, c->size, &bscale, 1);
   return bscale;
 }
 
@@ -541,8 +511,8 @@ static void step_products(canal *c, const sg_problem *p, ls_ctx *lc, double *dr,
       mx[1] = fmax(mx[1], fabs(c->v[k]));
     }
   }
-  sum_over_ranks(c, sum, 3);
-  max_over_ranks(c, mx, 2);
+  sg_ranks_sum(c->comm, c->size, sum, 3);
+  sg_ranks_max(c->comm, c->size, mx, 2);
   lc->dr0 = sum[0];
   lc->dad = sum[1];
   *dr = sum[2];
@@ -645,7 +615,7 @@ static void al_update(canal *c, const sg_problem *p, double beta, double *al, do
   }
   const int nrow = sg_problem_n_rows(p);
   if (nrow) memcpy(c->lam_old, c->lam, (size_t)nrow * sizeof(double));
-  max_over_ranks(c, mx, 2);
+  sg_ranks_max(c->comm, c->size, mx, 2);
   *al = mx[0];
   *theta_p = mx[1];
 }

@@ -3,6 +3,7 @@
  * scatter that hands the solution back to the owned and ghost unknowns of the local layout. Nothing
  * here is of the size of the whole problem: one all-to-all of counts, then messages to the ranks
  * that own ghosts. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "solvers/newton_internal.h"
@@ -145,4 +146,27 @@ static sg_err create_local_scatter(sg_newton_sys *ns, const sg_problem *p) {
   ISDestroy(&from);
   SG_PETSC(perr);
   return SG_OK;
+}
+
+sg_err sg_newton_mark_mine(const sg_problem *p, int rank, unsigned char **sub_mine, int *cap_sub, unsigned char **con_mine,
+                           int *cap_con, const char *who) {
+  SG_CHECK(sg_grow((void **)sub_mine, cap_sub, p->n_sub + 1, 1, who));
+  SG_CHECK(sg_grow((void **)con_mine, cap_con, p->n_con + 1, 1, who));
+  for (int j = 0; j < p->n_sub; ++j) (*sub_mine)[j] = sg_newton_owner(p, j) == rank;
+  for (int i = 0; i < p->n_con; ++i) {
+    int q0 = p->con_pair[i];
+    (*con_mine)[i] = q0 < p->con_pair[i + 1] ? sg_newton_owner(p, p->pair_sub[q0]) == rank : rank == 0;
+  }
+  return SG_OK;
+}
+
+void sg_ranks_sum(MPI_Comm comm, int size, double *x, int n) {
+  if (size > 1) MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, comm);
+}
+
+void sg_ranks_max(MPI_Comm comm, int size, double *x, int n) {
+  if (size == 1) return;
+  for (int k = 0; k < n; ++k)
+    if (isnan(x[k])) x[k] = INFINITY;
+  MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_MAX, comm);
 }

@@ -341,26 +341,7 @@ static sg_err factor_and_regularize(sap *d, const sg_problem *p) {
 
 /* ---------------------------------------------------------------- distribution */
 
-/* The subsystems this rank owns, and the constraints it counts in sums over constraints: the owner
- * of a constraint's first pair's subsystem counts it (the stepper's keeper, SubADMM's rule), so each
- * term is added once over the ranks. */
-static sg_err mark_mine(sap *d, const sg_problem *p) {
-  SG_CHECK(sg_grow((void **)&d->sub_mine, &d->cap_mine_sub, p->n_sub + 1, 1, "SAP ownership"));
-  SG_CHECK(sg_grow((void **)&d->con_mine, &d->cap_mine_con, p->n_con + 1, 1, "SAP ownership"));
-  for (int j = 0; j < p->n_sub; ++j) d->sub_mine[j] = sg_newton_owner(p, j) == d->rank;
-  for (int i = 0; i < p->n_con; ++i) {
-    int q0 = p->con_pair[i];
-    d->con_mine[i] = q0 < p->con_pair[i + 1] ? sg_newton_owner(p, p->pair_sub[q0]) == d->rank : d->rank == 0;
-  }
-  return SG_OK;
-}
-
-/* x[0..n) summed over the ranks, in place. One rank: the identity, so its results keep their bits.
- * Every rank gets the same sums (MPI_Allreduce), so every rank takes the same decisions. */
-static void sum_over_ranks(const sap *d, double *x, int n) {
-  if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, d->comm);
-}
-
+/* n summed over the ranks (one rank: n). */
 static int count_over_ranks(const sap *d, int n) {
   if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT, MPI_SUM, d->comm);
   return n;
@@ -450,7 +431,7 @@ static double ls_fdf(double alpha, double *df, void *ctx) {
   }
   fh[0] = f;
   fh[1] = h;
-  sum_over_ranks(d, fh, 2); /* one reduction per evaluation: every rank sees the same l', l'' */
+  sg_ranks_sum(d->comm, d->size, fh, 2); /* one reduction per evaluation: every rank sees the same l', l'' */
   f = fh[0];
   h = fh[1];
   if (!isfinite(f)) c->nan = 1;
@@ -510,7 +491,7 @@ static sg_err line_search(sap *d, const sg_problem *p, ls_ctx *lc, const double 
   sg_problem_apply_J(p, dv, d->dvc);
   for (int k = 0; k < nv; ++k) d->tmp[k] = d->vk[k] - d->vstar[k];
   double a[2] = {dot_owned(d, p, d->dp, d->tmp), dot_owned(d, p, dv, d->dp)};
-  sum_over_ranks(d, a, 2);
+  sg_ranks_sum(d->comm, d->size, a, 2);
   lc->a0 = a[0];
   lc->a1 = a[1];
   lc->nan = 0;
@@ -529,7 +510,7 @@ static sg_err line_search(sap *d, const sg_problem *p, ls_ctx *lc, const double 
   *alpha = al;
   for (int r = 0; r < nr; ++r) lc->vc_a[r] = d->vc[r] + al * d->dvc[r];
   double lsum = eval_constraints(d, p, lc->vc_a, lc->g_a, NULL);
-  sum_over_ranks(d, &lsum, 1);
+  sg_ranks_sum(d->comm, d->size, &lsum, 1);
   *cost = lc->q0 + al * lc->a0 + 0.5 * al * al * lc->a1 + lsum;
   return SG_OK;
 }
@@ -568,7 +549,8 @@ static sg_err sap_setup(sg_solver *s, const sg_problem *p) {
   if (!d->any_sub) return SG_OK;
   double t0 = MPI_Wtime();
   sg_err err = ensure_work(d, p);
-  if (!err) err = mark_mine(d, p);
+  if (!err) err = sg_newton_mark_mine(p, d->rank, &d->sub_mine, &d->cap_mine_sub, &d->con_mine, &d->cap_mine_con,
+                                          "SAP ownership");
   if (!err) err = factor_and_regularize(d, p); /* ghosts too: a shared constraint's R needs their A_j */
   SG_CHECK(sg_error_collective(d->comm, err));
   if (d->any_con) {
@@ -591,7 +573,7 @@ static double momentum_residual(const sap *d, const sg_problem *p, const double 
     for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) g2 += grad[k] * grad[k];
     worst = fmax(worst, sqrt(g2));
   }
-  if (d->size > 1) MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, d->comm); /* max: exact */
+  sg_ranks_max(d->comm, d->size, &worst, 1); /* max: exact */
   return worst;
 }
 
@@ -626,7 +608,7 @@ static sap_eval evaluate(sap *d, const sg_problem *p, ls_ctx *lc) {
   sums[2] = ng;
   sums[3] = nm;
   sums[4] = nj;
-  sum_over_ranks(d, sums, 5);
+  sg_ranks_sum(d->comm, d->size, sums, 5);
   lc->q0 = 0.5 * sums[1];
   sap_eval e = {sums[0], sqrt(sums[2]), fmax(sqrt(sums[3]), sqrt(sums[4]))};
   e.cost += lc->q0; /* l_p (24) */
