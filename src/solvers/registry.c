@@ -141,7 +141,8 @@ void sg_solver_view(const sg_solver *s, FILE *f) {
   fprintf(f, "  options prefix: %s\n", s->prefix[0] ? s->prefix : "(none)");
   fprintf(f, "  problem layout: %s\n", s->ops->layout == SG_SOLVER_LOCAL ? "each rank's part with its ghosts"
                                                                           : "whole problem gathered on every rank");
-  fprintf(f, "  stopping: theta_p + theta_d < %g, at most %d iterations%s\n", s->tol, s->max_it, s->max_it ? "" : " (no cap)");
+  if (s->max_it) fprintf(f, "  stopping: theta_p + theta_d < %g, at most %d iterations\n", s->tol, s->max_it);
+  else fprintf(f, "  stopping: theta_p + theta_d < %g, no iteration cap\n", s->tol);
   fprintf(f, "  convergence test: %s, monitor: %s\n",
           s->converged == sg_solver_converged_default ? "default" : "user",
           !s->monitor_fn ? "off" : s->monitor_fn == sg_solver_monitor_default ? "default" : "user");
