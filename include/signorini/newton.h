@@ -71,6 +71,23 @@ sg_err sg_newton_setup(sg_newton_sys *ns, const sg_problem *p);
  * its owner's, asked for by global id. Each rank's rows of H are then complete from local data.
  * Collective; one rank is the degenerate case (the numbering of sg_newton_setup). */
 sg_err sg_newton_setup_local(sg_newton_sys *ns, const sg_problem *p);
+/* An sg_newton_sys used for its local numbering only (no matrix, no KSP): NSN, whose unknowns of the
+ * linear system are the multipliers, keeps v's owned and ghost unknowns consistent through it. */
+void sg_newton_init_numbering(sg_newton_sys *ns, MPI_Comm comm);
+/* The local numbering of sg_newton_setup_local, the global vector x and its scatter to the local
+ * layout, without H. Collective. */
+sg_err sg_newton_number_local(sg_newton_sys *ns, const sg_problem *p);
+/* v (the problem's order): the owned subsystems' entries are kept, every ghost's are replaced by
+ * its owner's. Collective (one rank: nothing to do). After sg_newton_setup_local or
+ * sg_newton_number_local. */
+sg_err sg_newton_share_ghosts(sg_newton_sys *ns, const sg_problem *p, double *v);
+/* A global numbering of the constraint rows of a rank's part: the rows of the constraints con_mine
+ * marks (sg_newton_mark_mine), ranks in order and each rank's in problem order, then every other
+ * constraint's rows from its owner (the owner of its first pair's subsystem), matched in the order in
+ * which both ranks list the constraints they share. gidx[k]: the global row of local row k.
+ * Collective. */
+sg_err sg_newton_number_rows(MPI_Comm comm, const sg_problem *p, const unsigned char *con_mine, int *gidx,
+                             int *n_mine_rows, int *n_glob_rows);
 /* H = A + sum_i J_i^T G_i J_i (owned rows only; G stride SG_NEWTON_GSTRIDE; G may be NULL: H = A). */
 sg_err sg_newton_assemble(sg_newton_sys *ns, const sg_problem *p, const double *G);
 /* Solve H x = rhs; rhs and x are full-length arrays in the problem's ordering. rhs is read at the

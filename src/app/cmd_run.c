@@ -61,7 +61,7 @@ static sg_err read_run_options(MPI_Comm comm, const sg_scene *s, run_options *o,
   SG_CHECK(sg_opt_string("-o", "out.h5", "trajectory output (HDF5; an .xmf for ParaView is written beside it)", o->out, sizeof o->out, NULL));
   char whole[128], help[256];
   sg_solver_list_whole(whole, sizeof whole);
-  snprintf(help, sizeof help, "contact solver (subadmm solves each rank's part; %s get the whole problem gathered on every rank)", whole);
+  snprintf(help, sizeof help, "contact solver (each solves its rank's part, except %s: the whole problem gathered on every rank)", whole);
   SG_CHECK(sg_opt_choice("-solver", "subadmm", names, help, o->solver, sizeof o->solver));
   SG_CHECK(sg_opt_real("-t_final", 1.0, 0.0, 1e9, "simulated time (s)", &o->t_final));
   SG_CHECK(sg_step_params_from_options(comm, s, prm));

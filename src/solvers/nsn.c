@@ -71,11 +71,24 @@
  * D_ii + C_ii + eps; exact friction rows: M_aa D_ii + B_aa + eps, or D_ii + W + eps where
  * M_aa D_ii + B_aa < 1e-3 D_ii); the A^{-1} block solves use per-subsystem Cholesky factors (la.h). Default KSP
  * tolerances: rtol 1e-6, max_it 100 per Newton step (hitting the cap is accepted: the inexact step is
- * still used); any -nsn_ksp_* option overrides them. Distribution: the lambda rows of a constraint
- * belong to the owner of its first subsystem, and the shell matrix and vectors are distributed with
- * those rows; MatMult gathers x to every rank (VecScatter to all) and computes J A^{-1} J^T x
- * replicated, keeping the owned rows, so one product costs O(total problem) on every rank. The
- * nonlinear part (residuals, W, C, the update) is replicated too: every rank holds the same iterate.
+ * still used); any -nsn_ksp_* option overrides them.
+ *
+ * Distribution (SG_SOLVER_LOCAL): each rank works on its part of the problem: its owned subsystems,
+ * the ghost subsystems owned elsewhere (A_j, b_j, warm start and J blocks the same bits as on their
+ * owner) and every constraint touching an owned subsystem (a shared one on both ranks, in the same
+ * order, with the same warm-start lambda). The rows of a constraint belong to the owner of its first
+ * subsystem (sg_newton_mark_mine); the shell matrix and its vectors hold those rows, numbered by
+ * sg_newton_number_rows, which also gives every other local row its owner's global row. Everything
+ * per constraint (c = J v + e, D, r, W, C, phi, the eliminated rows' dl) is computed on every rank
+ * holding the constraint, from the same bits, so it comes out the same. A^{-1} of a sum over
+ * constraints is computed at the owned subsystems only (their sums are complete) and the ghosts get
+ * their owner's values (sg_newton_share_ghosts): one MatMult is a gather of x at the shared rows, a
+ * local J^T, A^{-1}, the ghost exchange, and a local J. dl comes back from the KSP's solution the
+ * same way, dv from A^{-1} (J^T dl - g) with the ghost exchange, so a ghost's v and a shared
+ * contact's lambda keep their owner's bits. theta_p runs over this rank's constraints, theta_d over
+ * its owned subsystems, each followed by one MPI_Allreduce (max), as the largest Delassus diagonal;
+ * every decision (damping, eps, stopping) follows from reduced numbers. One rank is the degenerate
+ * case: no ghosts, no exchange, the same bits as the replicated solver.
  *
  * Stopping: with theta_p = max over constraints of the natural-map residual in velocity units
  *   normal/hard |min(c, r lambda)|, friction ||r lambda_t - P_{|x| <= r mu lambda_n^+}(r lambda_t - u_t)||,
@@ -97,6 +110,7 @@
 #include "signorini/options.h"
 #include "signorini/solver.h"
 #include "signorini/timing.h"
+#include "solvers/newton_internal.h"
 
 #define NSN_PETSC(call)                                                         \
   do {                                                                          \
@@ -111,11 +125,16 @@ typedef struct {
   int wmin;              /* -nsn_friction min: W_min (105) instead of W_FB (104) */
   int exact;             /* -nsn_jacobian exact: the generalized Jacobian of the friction rows (W not held) */
   KSP ksp;
-  /* PETSc objects sized for the current problem */
+  /* PETSc objects sized for the current problem: the Schur operator and its vectors (this rank's
+   * rows), every local row's value from its owner, v's numbering for the ghosts */
   Mat S;
-  Vec x, rhs, x_all;
-  VecScatter to_all;
-  int n_loc, n_glob;
+  Vec x, rhs, lam_loc;
+  VecScatter lam_to_loc;
+  int n_loc, n_glob, n_glob_v;
+  sg_newton_sys vs;
+  int vs_ready;
+  unsigned char *sub_mine, *con_mine; /* owned subsystems; constraints whose rows this rank owns */
+  int cap_mine_sub, cap_mine_con;
   /* per problem */
   const sg_problem *p;
   int rank, size;
@@ -132,7 +151,7 @@ typedef struct {
   unsigned char *fx;     /* per row: 1 for a friction row with the exact Jacobian */
   int *row_con, *row_t;  /* per row: its constraint, its index within the constraint */
   int cap_con, cap_fM, cap_fB, cap_fx, cap_rc, cap_rt;
-  int *gidx, *loc_row;   /* per row: global index; per owned global row: problem row */
+  int *gidx, *loc_row;   /* per row: global index; per owned row: problem row */
   int cap_a, cap_row, cap_v, cap_gidx, cap_loc;
 } nsn;
 
@@ -156,8 +175,9 @@ static void free_petsc(nsn *d) {
   if (d->S) MatDestroy(&d->S);
   if (d->x) VecDestroy(&d->x);
   if (d->rhs) VecDestroy(&d->rhs);
-  if (d->x_all) VecDestroy(&d->x_all);
-  if (d->to_all) VecScatterDestroy(&d->to_all);
+  if (d->lam_loc) VecDestroy(&d->lam_loc);
+  if (d->lam_to_loc) VecScatterDestroy(&d->lam_to_loc);
+  if (d->vs_ready) sg_newton_begin_setup(&d->vs); /* frees its vectors and scatter */
   d->n_loc = d->n_glob = -1;
 }
 
@@ -170,11 +190,12 @@ static void nsn_destroy(sg_solver *s) {
   nsn *d = s->data;
   if (!d) return;
   free_petsc(d);
+  if (d->vs_ready) sg_newton_destroy(&d->vs);
   if (d->ksp) KSPDestroy(&d->ksp);
   free(d->L); free(d->D); free(d->r); free(d->Cd); free(d->phis); free(d->dl); free(d->act);
   free(d->c); free(d->y); free(d->xp); free(d->g); free(d->w); free(d->dv); free(d->vv); free(d->ll);
   free(d->Wprev); free(d->fM); free(d->fB); free(d->fx); free(d->row_con); free(d->row_t);
-  free(d->gidx); free(d->loc_row);
+  free(d->gidx); free(d->loc_row); free(d->sub_mine); free(d->con_mine);
   free(d);
   s->data = NULL;
 }
@@ -206,37 +227,54 @@ static sg_err nsn_set_from_options(sg_solver *s) {
   return make_ksp(s, d);
 }
 
-/* x = A_j^{-1} y for every subsystem (in place allowed). */
-static void apply_ainv(const nsn *d, const sg_problem *p, const double *y, double *x) {
+/* x = A_j^{-1} y for every subsystem, or for the owned ones only (in place allowed). */
+static void apply_ainv(const nsn *d, const sg_problem *p, const double *y, double *x, int owned_only) {
   for (int j = 0; j < p->n_sub; ++j) {
+    if (owned_only && !d->sub_mine[j]) continue;
     int off = p->sub_off[j];
     chol_solve(p->sub_dof[j], d->L + p->sub_aoff[j], y + off, x + off);
   }
 }
 
-/* y = J A^{-1} J^T x (all rows, problem ordering). Uses d->w. */
-static void apply_delassus(nsn *d, const sg_problem *p, const double *x, double *y) {
-  memset(d->w, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
-  sg_problem_apply_JT_add(p, x, d->w);
-  apply_ainv(d, p, d->w, d->w);
-  sg_problem_apply_J(p, d->w, y);
+/* out = A^{-1} (sign base + J^T x) (base NULL: 0): computed at the owned subsystems, whose sums over
+ * constraints are complete here; the ghosts' entries come from their owners. */
+static sg_err ainv_jt(nsn *d, const sg_problem *p, const double *base, double sign, const double *x, double *out) {
+  int nv = sg_problem_n_v(p);
+  if (base)
+    for (int k = 0; k < nv; ++k) out[k] = sign * base[k];
+  else
+    memset(out, 0, (size_t)nv * sizeof(double));
+  sg_problem_apply_JT_add(p, x, out);
+  apply_ainv(d, p, out, out, 1);
+  return sg_newton_share_ghosts(&d->vs, p, out);
+}
+
+/* Every local row's entry of a vector of the Schur system (owned rows here, the others from their
+ * owners) into out; rows not coupled (act 0) keep out's value when keep_eliminated, else get 0. */
+static PetscErrorCode gather_rows(nsn *d, int nrow, Vec x, double *out, int keep_eliminated) {
+  const PetscScalar *a;
+  PetscCall(VecScatterBegin(d->lam_to_loc, x, d->lam_loc, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(d->lam_to_loc, x, d->lam_loc, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(d->lam_loc, &a));
+  for (int k = 0; k < nrow; ++k)
+    if (d->act[k]) out[k] = a[k];
+    else if (!keep_eliminated) out[k] = 0.0;
+  PetscCall(VecRestoreArrayRead(d->lam_loc, &a));
+  return 0;
 }
 
 /* Shell operator of (59): coupled rows J A^{-1} J^T x + (C + eps) x with the eliminated columns
- * zeroed; eliminated rows D_ii x_i. O(total) per rank (see the header). */
+ * zeroed; eliminated rows D_ii x_i. Two halo exchanges: x at the shared rows, A^{-1} J^T x at the ghosts. */
 static PetscErrorCode shell_mult(Mat S, Vec x, Vec y) {
   nsn *d;
-  const PetscScalar *xa, *xl;
+  const PetscScalar *xl;
   PetscScalar *ya;
   PetscCall(MatShellGetContext(S, &d));
   const sg_problem *p = d->p;
-  int nrow = sg_problem_n_rows(p);
-  PetscCall(VecScatterBegin(d->to_all, x, d->x_all, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(d->to_all, x, d->x_all, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecGetArrayRead(d->x_all, &xa));
-  for (int k = 0; k < nrow; ++k) d->xp[k] = d->act[k] ? xa[d->gidx[k]] : 0.0;
-  PetscCall(VecRestoreArrayRead(d->x_all, &xa));
-  apply_delassus(d, p, d->xp, d->y);
+  PetscCall(gather_rows(d, sg_problem_n_rows(p), x, d->xp, 0));
+  /* y = J A^{-1} J^T x */
+  PetscCheck(!ainv_jt(d, p, NULL, 0.0, d->xp, d->w), PETSC_COMM_SELF, PETSC_ERR_LIB, "NSN: ghost exchange failed");
+  sg_problem_apply_J(p, d->w, d->y);
   PetscCall(VecGetArrayRead(x, &xl));
   PetscCall(VecGetArray(y, &ya));
   for (int m = 0; m < d->n_loc; ++m) {
@@ -266,11 +304,8 @@ static PetscErrorCode shell_diag(Mat S, Vec dg) {
   return 0;
 }
 
-/* Owner rank of constraint i's rows: the owner of its first subsystem. */
-static inline int con_owner(const sg_problem *p, int i) { return sg_newton_owner(p, p->pair_sub[p->con_pair[i]]); }
-
-/* Factors, Delassus diagonal, scales, the global numbering and the PETSc objects of this problem. */
-static sg_err setup(sg_solver *s, nsn *d, const sg_problem *p) {
+/* Factors, Delassus diagonal and scales of every subsystem and constraint this rank holds. */
+static sg_err factor(nsn *d, const sg_problem *p) {
   int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p), maxd = 0;
   for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
   SG_CHECK(sg_grow((void **)&d->L, &d->cap_a, p->sub_aoff[p->n_sub] + 1, sizeof(double), "NSN factors"));
@@ -300,6 +335,7 @@ static sg_err setup(sg_solver *s, nsn *d, const sg_problem *p) {
     for (int k = p->con_row[i]; k < p->con_row[i + 1]; ++k) { d->row_con[k] = i; d->row_t[k] = k - p->con_row[i]; }
   SG_CHECK(sg_grow((void **)&d->gidx, &d->cap_gidx, nrow + 1, sizeof(int), "NSN numbering"));
   SG_CHECK(sg_grow((void **)&d->loc_row, &d->cap_loc, nrow + 1, sizeof(int), "NSN numbering"));
+  SG_CHECK(sg_newton_mark_mine(p, d->rank, &d->sub_mine, &d->cap_mine_sub, &d->con_mine, &d->cap_mine_con, "NSN ownership"));
   for (int j = 0; j < p->n_sub; ++j) {
     int dof = p->sub_dof[j], off = p->sub_aoff[j];
     if (chol_factor(dof, p->A + off, d->L + off))
@@ -326,28 +362,43 @@ static sg_err setup(sg_solver *s, nsn *d, const sg_problem *p) {
     d->r[r0] = d->D[r0];
     if (rows == 3) d->r[r0 + 1] = d->r[r0 + 2] = 0.5 * (d->D[r0 + 1] + d->D[r0 + 2]);
   }
-  /* global numbering: rows grouped by owner rank, problem order within a rank */
+  return SG_OK;
+}
+
+/* The global numbering of the rows (this rank's: those of the constraints whose first subsystem it
+ * owns) and of v's ghosts, and the PETSc objects of this problem: recreated per problem, the contact
+ * set changes every step; KSPReset lets the KSP take operators of a new size and keeps its type, PC
+ * type and tolerances. Collective. */
+static sg_err number(sg_solver *s, nsn *d, const sg_problem *p) {
+  int nrow = sg_problem_n_rows(p);
   free_petsc(d);
-  int row = 0;
-  d->n_loc = 0;
-  for (int rk = 0; rk < d->size; ++rk)
-    for (int i = 0; i < p->n_con; ++i) {
-      if (con_owner(p, i) != rk) continue;
-      for (int k = p->con_row[i]; k < p->con_row[i + 1]; ++k) {
-        if (rk == d->rank) d->loc_row[d->n_loc++] = k;
-        d->gidx[k] = row++;
-      }
-    }
-  /* PETSc objects (recreated per problem: the contact set changes every step); KSPReset lets the
-   * KSP take operators of a new size and keeps its type, PC type and tolerances */
+  if (!d->vs_ready) {
+    sg_newton_init_numbering(&d->vs, s->comm);
+    d->vs_ready = 1;
+  }
+  SG_CHECK(sg_newton_number_local(&d->vs, p));
+  d->n_glob_v = d->vs.n_v;
+  SG_CHECK(sg_newton_number_rows(s->comm, p, d->con_mine, d->gidx, &d->n_loc, &d->n_glob));
+  int m = 0;
+  for (int k = 0; k < nrow; ++k)
+    if (d->con_mine[d->row_con[k]]) d->loc_row[m++] = k;
   NSN_PETSC(KSPReset(d->ksp));
-  d->n_glob = nrow;
-  NSN_PETSC(MatCreateShell(s->comm, d->n_loc, d->n_loc, nrow, nrow, d, &d->S));
+  NSN_PETSC(MatCreateShell(s->comm, d->n_loc, d->n_loc, d->n_glob, d->n_glob, d, &d->S));
   NSN_PETSC(MatShellSetOperation(d->S, MATOP_MULT, (void (*)(void))shell_mult));
   NSN_PETSC(MatShellSetOperation(d->S, MATOP_GET_DIAGONAL, (void (*)(void))shell_diag));
   NSN_PETSC(MatSetOption(d->S, MAT_SYMMETRIC, d->exact ? PETSC_FALSE : PETSC_TRUE));
   NSN_PETSC(MatCreateVecs(d->S, &d->x, &d->rhs));
-  NSN_PETSC(VecScatterCreateToAll(d->x, &d->to_all, &d->x_all));
+  PetscInt *idx = sg_calloc((size_t)nrow + 1, sizeof *idx, "NSN row scatter");
+  SG_CHECK(sg_error_collective(s->comm, idx ? SG_OK : SG_ERR_MEM));
+  for (int k = 0; k < nrow; ++k) idx[k] = d->gidx[k];
+  IS from = NULL;
+  PetscErrorCode perr = ISCreateGeneral(PETSC_COMM_SELF, nrow, idx, PETSC_COPY_VALUES, &from);
+  free(idx);
+  NSN_PETSC(perr);
+  NSN_PETSC(VecCreateSeq(PETSC_COMM_SELF, nrow, &d->lam_loc));
+  perr = VecScatterCreate(d->x, from, d->lam_loc, NULL, &d->lam_to_loc);
+  ISDestroy(&from);
+  NSN_PETSC(perr);
   return SG_OK;
 }
 
@@ -371,9 +422,10 @@ static void evaluate(nsn *d, const sg_problem *p) {
 
 /* theta_p (natural-map residuals, velocity units), theta_d (see the header), and theta_f, the
  * friction part of theta_p (for the monitor). */
-static void residuals(const nsn *d, const sg_problem *p, double *theta_p, double *theta_d, double *theta_f) {
+static void residuals(const nsn *d, const sg_problem *p, MPI_Comm comm, double *theta_p, double *theta_d, double *theta_f) {
   double tp = 0, td = 0, tf = 0;
   for (int i = 0; i < p->n_con; ++i) {
+    if (!d->con_mine[i]) continue;
     int k = p->con_row[i];
     const double *c = d->c + k, *l = d->ll + k, *r = d->r + k;
     double res;
@@ -397,14 +449,17 @@ static void residuals(const nsn *d, const sg_problem *p, double *theta_p, double
     if (!(res <= tp)) tp = res; /* NaN propagates */
   }
   for (int j = 0; j < p->n_sub; ++j) { /* the momentum residual of the shared test (solver.h) */
+    if (!d->sub_mine[j]) continue;
     double g2 = 0;
     for (int k = p->sub_off[j]; k < p->sub_off[j + 1]; ++k) g2 += d->g[k] * d->g[k];
     double res = sqrt(g2);
     if (!(res <= td)) td = res;
   }
-  *theta_p = tp;
-  *theta_d = td;
-  *theta_f = tf;
+  double t[3] = {tp, td, tf};
+  sg_ranks_max(comm, d->size, t, 3);
+  *theta_p = t[0];
+  *theta_d = t[1];
+  *theta_f = t[2];
 }
 
 /* C, phi / alpha and the activity of every row at the current iterate; dl of eliminated rows. */
@@ -490,12 +545,10 @@ static void linearize(nsn *d, const sg_problem *p) {
 
 /* One Newton step: (59) by the KSP, then (60). Returns the KSP iterations. */
 static sg_err newton_step(nsn *d, const sg_problem *p, int *its) {
-  int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
+  int nrow = sg_problem_n_rows(p);
   /* right-hand side: J A^{-1} (g - J_I^T dl_I) - phi / alpha on coupled rows, D_ii dl_i on eliminated rows */
-  memcpy(d->w, d->g, (size_t)nv * sizeof(double));
   for (int k = 0; k < nrow; ++k) d->xp[k] = d->act[k] ? 0.0 : -d->dl[k];
-  sg_problem_apply_JT_add(p, d->xp, d->w);
-  apply_ainv(d, p, d->w, d->w);
+  SG_CHECK(ainv_jt(d, p, d->g, 1.0, d->xp, d->w));
   sg_problem_apply_J(p, d->w, d->y);
   PetscScalar *a;
   NSN_PETSC(VecGetArray(d->rhs, &a));
@@ -525,25 +578,15 @@ static sg_err newton_step(nsn *d, const sg_problem *p, int *its) {
   if (reason < 0 && reason != KSP_DIVERGED_ITS)
     return sg_error_set(SG_ERR_NUMERIC, "NSN: linear solver (-nsn_ksp_type) failed: %s after %d iterations",
                         KSPConvergedReasons[reason], (int)n);
-  NSN_PETSC(VecScatterBegin(d->to_all, d->x, d->x_all, INSERT_VALUES, SCATTER_FORWARD));
-  NSN_PETSC(VecScatterEnd(d->to_all, d->x, d->x_all, INSERT_VALUES, SCATTER_FORWARD));
-  const PetscScalar *xa;
-  NSN_PETSC(VecGetArrayRead(d->x_all, &xa));
-  for (int k = 0; k < nrow; ++k)
-    if (d->act[k]) d->dl[k] = xa[d->gidx[k]]; /* eliminated rows keep their exact dl */
-  NSN_PETSC(VecRestoreArrayRead(d->x_all, &xa));
+  NSN_PETSC(gather_rows(d, nrow, d->x, d->dl, 1)); /* eliminated rows keep their exact dl */
   /* (60): dv = A^{-1} (J^T dl - g) */
-  for (int k = 0; k < nv; ++k) d->dv[k] = -d->g[k];
-  sg_problem_apply_JT_add(p, d->dl, d->dv);
-  apply_ainv(d, p, d->dv, d->dv);
-  return SG_OK;
+  return ainv_jt(d, p, d->g, -1.0, d->dl, d->dv);
 }
 
 static sg_err nsn_setup(sg_solver *s, const sg_problem *p) {
   nsn *d = s->data;
   MPI_Comm_rank(s->comm, &d->rank);
   MPI_Comm_size(s->comm, &d->size);
-  if (p->n_sub == 0) return SG_OK;
   if (!g_stages_registered) {
     NSN_PETSC(PetscLogStageRegister("NSN setup", &g_stage_setup));
     NSN_PETSC(PetscLogStageRegister("NSN Newton", &g_stage_newton));
@@ -554,7 +597,8 @@ static sg_err nsn_setup(sg_solver *s, const sg_problem *p) {
   double t0 = MPI_Wtime();
   d->p = p;
   NSN_PETSC(PetscLogStagePush(g_stage_setup));
-  sg_err err = setup(s, d, p);
+  sg_err err = sg_error_collective(s->comm, factor(d, p));
+  if (!err) err = number(s, d, p);
   PetscLogStagePop();
   sg_timer_add(SG_PHASE_FACTOR, t0);
   return err;
@@ -562,12 +606,12 @@ static sg_err nsn_setup(sg_solver *s, const sg_problem *p) {
 
 static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
   nsn *d = s->data;
-  if (p->n_sub == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
+  if (d->n_glob_v == 0) { info->reason = SG_CONVERGED_TRIVIAL; return SG_OK; }
   int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p);
   sg_err err = SG_OK;
   info->refactorizations = 1;
-  if (nrow == 0) { /* free motion: v = A^{-1} b */
-    apply_ainv(d, p, p->b, v);
+  if (d->n_glob == 0) { /* free motion: v = A^{-1} b, a ghost's the same bits as its owner's */
+    apply_ainv(d, p, p->b, v, 0);
     info->reason = SG_CONVERGED_TRIVIAL;
     return SG_OK;
   }
@@ -575,6 +619,7 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
   memcpy(d->ll, lambda, (size_t)nrow * sizeof(double));
   double t = d->damping, theta_prev = INFINITY, dmax = 0;
   for (int k = 0; k < nrow; ++k) dmax = fmax(dmax, d->D[k]);
+  sg_ranks_max(s->comm, d->size, &dmax, 1);
   double theta_p = INFINITY, theta_d = INFINITY, theta_f = INFINITY;
   int it = 0, lin_total = 0;
   sg_converged_reason reason = SG_SOLVE_ITERATING;
@@ -582,7 +627,7 @@ static sg_err nsn_solve(sg_solver *s, const sg_problem *p, double *v, double *la
   for (;;) {
     double ti = MPI_Wtime();
     evaluate(d, p);
-    residuals(d, p, &theta_p, &theta_d, &theta_f);
+    residuals(d, p, s->comm, &theta_p, &theta_d, &theta_f);
     if (!isfinite(theta_p) || !isfinite(theta_d)) {
       err = sg_error_set(SG_ERR_NUMERIC, "NSN diverged at Newton step %d (theta_p %g, theta_d %g); v and lambda kept at the last finite iterate",
                          it, theta_p, theta_d);
@@ -641,4 +686,5 @@ const sg_solver_ops sg_solver_nsn_ops = {
   .view = nsn_view,
   .solve = nsn_solve,
   .destroy = nsn_destroy,
+  .layout = SG_SOLVER_LOCAL,
 };
