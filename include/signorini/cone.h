@@ -22,7 +22,7 @@ static inline void sg_cone_project_strict(double mu, const double *lstar, double
  * onto the cone's surface along the generator in the direction of x_t. */
 static inline void sg_cone_project_euclid(double mu, const double *x, double *out) {
   double n = x[0], nt = sqrt(x[1] * x[1] + x[2] * x[2]);
-  if (nt <= mu * n) {
+  if (n >= 0 && nt <= mu * n) { /* n >= 0: with mu = 0 and x_t = 0, nt <= mu n reads 0 <= -0 for n < 0 */
     out[0] = n; out[1] = x[1]; out[2] = x[2];
   } else if (mu * nt <= -n) {
     out[0] = out[1] = out[2] = 0.0;
@@ -40,7 +40,7 @@ static inline void sg_cone_project_euclid(double mu, const double *x, double *ou
 static inline int sg_cone_project_euclid_jac(double mu, const double *x, double *out, double *D) {
   double n = x[0], nt = sqrt(x[1] * x[1] + x[2] * x[2]);
   for (int k = 0; k < 9; ++k) D[k] = 0.0;
-  if (nt <= mu * n) {
+  if (n >= 0 && nt <= mu * n) {
     out[0] = n; out[1] = x[1]; out[2] = x[2];
     D[0] = D[4] = D[8] = 1.0;
     return 1;

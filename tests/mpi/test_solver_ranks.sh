@@ -13,15 +13,15 @@
 #    1e-5 m/s (1e-5 of the impact speeds of about 1 m/s; the angular part as the speed it gives the
 #    body's surface, omega times its radius), every step converged.
 #  - pgs: bit for bit (the same sweeps over the same problem on every rank).
-# A pile of SG_PILE_N spheres (default 40) for SG_T_FINAL s (default 0.25): impacts, sliding, many
-# contacts changing. Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC, SG_SOLVERS (default
+# A pile of SG_PILE_N spheres (default 40) with friction SG_PILE_MU (default 0.3) for SG_T_FINAL s
+# (default 0.25): impacts, sliding, many contacts changing. Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC, SG_SOLVERS (default
 # "canal sap nsn pgs").
 set -u
 bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
-n_bodies=${SG_PILE_N:-40}; t_final=${SG_T_FINAL:-0.25}
+n_bodies=${SG_PILE_N:-40}; t_final=${SG_T_FINAL:-0.25}; mu=${SG_PILE_MU:-0.3}
 rm -rf "$dir"; mkdir -p "$dir"; cd "$dir" || exit 1
 fail=0
-"$bin" generate pile -n "$n_bodies" -o pile.h5 > /dev/null || { echo "FAIL generate"; exit 1; }
+"$bin" generate pile -n "$n_bodies" -mu "$mu" -o pile.h5 > /dev/null || { echo "FAIL generate"; exit 1; }
 for solver in ${SG_SOLVERS:-canal sap nsn pgs}; do
   tol=1e-8; [ $solver = pgs ] && tol=1e-6
   for n in 1 2 4; do

@@ -6,14 +6,16 @@
  * 1/s, s = ||x_t|| >= 1e-3 here) plus O(eps / h) ~ 1e-10 round-off: the tolerance 1e-6 (relative to
  * max(1, |x|)) leaves four orders of margin and still catches any wrong entry of (23). Also checks that
  * D is symmetric and positive semidefinite (x^T D x >= 0), that the value agrees with
- * sg_cone_project_euclid, and that the open/stick pieces are exactly 0 and I. */
+ * sg_cone_project_euclid, and that the open/stick pieces are exactly 0 and I. Then the degenerate
+ * cone mu = 0 (frictionless: the ray x_t = 0, x_n >= 0), where the projection is (max(x_n, 0), 0, 0)
+ * exactly, with x_t = 0 included (a negative normal with no tangential part is open, not inside). */
 #include <string.h>
 #include "signorini/cone.h"
 #include "test_util.h"
 
 static int regime_of(double mu, const double *x) {
   double n = x[0], s = sqrt(x[1] * x[1] + x[2] * x[2]);
-  return s <= mu * n ? 1 : (mu * s <= -n ? 0 : 2);
+  return n >= 0 && s <= mu * n ? 1 : (mu * s <= -n ? 0 : 2);
 }
 
 /* relative distance to the two boundary surfaces s = mu n and mu s = -n */
@@ -66,5 +68,15 @@ int main(void) {
   printf("cone derivative: %d open, %d stick, %d slip points; largest |D - central difference| = %.3e (tolerance 1e-6)\n",
          count[0], count[1], count[2], worst);
   CHECK(count[0] >= 300 && count[1] >= 300 && count[2] >= 300);
+  const double frictionless[][3] = {{-1, 0, 0}, {-1, 0.5, -0.25}, {2, 0, 0}, {2, 0.5, 1}, {0, 0, 0}, {0, 1, 0}};
+  for (int k = 0; k < 6; ++k) {
+    const double *x = frictionless[k];
+    double out[3], D[9];
+    sg_cone_project_euclid(0.0, x, out);
+    CHECK(out[0] == fmax(x[0], 0.0) && out[1] == 0.0 && out[2] == 0.0);
+    sg_cone_project_euclid_jac(0.0, x, out, D);
+    CHECK(out[0] == fmax(x[0], 0.0) && out[1] == 0.0 && out[2] == 0.0);
+    if (x[0] != 0) CHECK(D[0] == (x[0] > 0 ? 1.0 : 0.0)); /* d out_n / d x_n (either at the kink x_n = 0) */
+  }
   return sg_test_exit();
 }
