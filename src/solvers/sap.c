@@ -138,7 +138,7 @@ int sg_sap_contact(double mu, double Rn, double Rt, double vhat_n, const double 
   double muhat = mu * Rt / Rn, mut2 = mu * muhat; /* muhat = mu Rt/Rn, mu~^2 = mu^2 Rt/Rn */
   int region;
   if (G) memset(G, 0, 9 * sizeof(double));
-  if (yr <= mu * yn) { /* stiction: y inside F, gamma = y, G = R^{-1} */
+  if (yn >= 0 && yr <= mu * yn) { /* stiction: y inside F, gamma = y, G = R^{-1} (yn >= 0: see cone.h) */
     region = SG_SAP_STICK;
     gamma[0] = yn; gamma[1] = y1; gamma[2] = y2;
     if (G) { G[0] = 1.0 / Rn; G[4] = G[8] = 1.0 / Rt; }

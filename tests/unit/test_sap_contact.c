@@ -9,7 +9,9 @@
  *    1e-6 relative to the entries' scale, the O(h^2) truncation being ~1e-10 and the round-off
  *    ~1e-16 / 1e-6), skipping stencils that cross a region boundary (the cost is only C1 there);
  *  - G is symmetric and positive semi-definite;
- *  - the same for a hard row (the frictionless one-row contact). */
+ *  - the same for a hard row (the frictionless one-row contact);
+ *  - mu = 0 (frictionless), where gamma = (max(y_n, 0), 0, 0) exactly, a tangential velocity of
+ *    exactly zero included (a separating contact is no contact, not stiction). */
 #include <string.h>
 #include "signorini/sap.h"
 #include "test_util.h"
@@ -133,8 +135,20 @@ static void hard_rows(void) {
   CHECK(worst <= 1e-6);
 }
 
+/* The frictionless contact: y_n = -(vc_n - vhat_n) / Rn; gamma_n = max(y_n, 0), gamma_t = 0. */
+static void frictionless(void) {
+  const double cases[][3] = {{0.5, 0, 0}, {0.5, 0.1, -0.2}, {-0.5, 0, 0}, {-0.5, 0.3, 0}, {0, 0, 0}};
+  for (int k = 0; k < 5; ++k) {
+    double gam[3], G[9], vhat = 0.1, Rn = 2.0, Rt = 3.0, vc[3] = {cases[k][0], cases[k][1], cases[k][2]};
+    sg_sap_contact(0.0, Rn, Rt, vhat, vc, gam, G, NULL);
+    double yn = -(vc[0] - vhat) / Rn;
+    CHECK(gam[0] == fmax(yn, 0.0) && gam[1] == 0.0 && gam[2] == 0.0);
+  }
+}
+
 int main(void) {
   random_contacts();
   hard_rows();
+  frictionless();
   return sg_test_exit();
 }
