@@ -82,8 +82,8 @@ typedef struct {
   int64_t step;       /* steps taken */
 } sg_state;
 
-/* A scene: the model (what the bodies are: ids, kinds, shapes, materials, masses; the friction
- * table, gravity, motions and regions) and its state. */
+/* A scene: the model (what the bodies are: ids, kinds, shapes, materials, masses; the friction and
+ * restitution tables, gravity, motions and regions) and its state. */
 typedef struct {
   int n;              /* bodies */
   int cap;            /* allocated capacity */
@@ -101,6 +101,8 @@ typedef struct {
   /* materials */
   int n_materials;
   double *friction;   /* [n_materials][n_materials], symmetric Coulomb coefficients */
+  double *restitution; /* [n_materials][n_materials], symmetric normal restitution coefficients in [0, 1]
+                          (Newton's impact law; 0: the theta method's own impacts, docs/FORMATS.md) */
   double gravity[3];
   /* what a step changes */
   sg_state state;
@@ -152,6 +154,7 @@ void sg_scene_remove_bodies(sg_scene *s, const unsigned char *drop);
 sg_err sg_scene_validate(const sg_scene *s, const char *where);
 
 double sg_scene_friction(const sg_scene *s, int a, int b);
+double sg_scene_restitution(const sg_scene *s, int a, int b);
 
 /* Index of the body with global id gid among the first n bodies of s (held in ascending gid, as
  * every rank holds them), or -1. */

@@ -16,6 +16,8 @@ typedef struct {
   double theta;    /* -theta, in [0, 1) */
   double margin;   /* -contact_margin (m): contacts with gap below it enter the problem */
   double erp;      /* -contact_erp: fraction of a penetration corrected per step */
+  double bounce_threshold; /* -restitution_threshold (m/s): slower impacts are inelastic whatever the
+                              restitution (resting contacts do not chatter) */
   long repartition_every;       /* -repartition_every: steps between repartitions (0: never) */
   double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
   int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
@@ -47,7 +49,7 @@ typedef struct sg_stepper sg_stepper;
 
 /* The scales of the model in s into p (collective when s is distributed). */
 void sg_step_params_scales(MPI_Comm comm, const sg_scene *s, sg_step_params *p);
-/* Read -dt, -theta, -contact_margin, -contact_erp (margin default 0.2 x p->least_size, the scales
+/* Read -dt, -theta, -contact_margin, -contact_erp, -restitution_threshold (margin default 0.2 x p->least_size, the scales
  * taken from s first when p has none: from all ranks' bodies when it is distributed; collective
  * over comm then). */
 sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_params *p);

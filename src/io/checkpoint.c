@@ -109,6 +109,9 @@ uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
   h = fnv_le(h, sum, 8);
   h = fnv_i32(h, s->n_materials);
   h = fnv_f64s(h, s->friction, s->n_materials * s->n_materials);
+  int elastic = 0; /* the table only when a pair has one: checkpoints from before it keep their hash */
+  for (int k = 0; k < s->n_materials * s->n_materials; ++k) elastic |= s->restitution[k] != 0;
+  if (elastic) h = fnv_f64s(h, s->restitution, s->n_materials * s->n_materials);
   for (int k = 0; k < s->n_motions; ++k) { /* the same on every rank */
     const sg_motion *m = &s->motions[k];
     h = fnv_i64(h, m->body);

@@ -75,6 +75,9 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   if (!err) err = sg_h5_dataset_create(loc, "materials/friction", H5T_IEEE_F64LE, 2, mm, NULL, NULL, file, &d);
   if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->friction, dxpl, file, "materials/friction");
   sg_h5_close(&d);
+  if (!err) err = sg_h5_dataset_create(loc, "materials/restitution", H5T_IEEE_F64LE, 2, mm, NULL, NULL, file, &d);
+  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->restitution, dxpl, file, "materials/restitution");
+  sg_h5_close(&d);
   if (!err) err = sg_h5_dataset_create(loc, "world/gravity", H5T_IEEE_F64LE, 1, &three, NULL, NULL, file, &d);
   if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->gravity, dxpl, file, "world/gravity");
   sg_h5_close(&d);
@@ -177,9 +180,19 @@ static sg_err read_bodies(hid_t loc, const char *prefix, const char *file, hid_t
   return err;
 }
 
-/* The friction table (M x M) and gravity. */
+sg_err sg_restitution_read(hid_t loc, const char *prefix, const char *file, long long m, hid_t dxpl, double **restitution) {
+  char shown[256];
+  long long mm[2] = {m, m};
+  *restitution = NULL;
+  if (!sg_h5_exists(loc, "materials/restitution")) return SG_OK;
+  snprintf(shown, sizeof shown, "%s/materials/restitution", prefix);
+  return sg_h5_read_checked(loc, "materials/restitution", shown, file, 0, 2, mm, "(M x M, M from /materials/friction)", dxpl,
+                            (void **)restitution);
+}
+
+/* The friction table (M x M), the restitution table when there is one, and gravity. */
 static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long *m,
-                         double **friction, double **gravity) {
+                         double **friction, double **restitution, double **gravity) {
   char shown[256];
   long long mm[2] = {-1, -1}, three = 3;
   snprintf(shown, sizeof shown, "%s/materials/friction", prefix);
@@ -191,6 +204,7 @@ static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t 
   if (!err && mm[0] == 0) err = sg_error_set(SG_ERR_FORMAT, "%s: no materials (dataset %s is empty)", file, shown);
   if (!err && mm[0] > 65536) err = sg_error_set(SG_ERR_FORMAT, "%s: %lld materials is too many", file, mm[0]);
   *m = mm[0];
+  if (!err) err = sg_restitution_read(loc, prefix, file, *m, dxpl, restitution);
   snprintf(shown, sizeof shown, "%s/world/gravity", prefix);
   if (!err) err = sg_h5_read_checked(loc, "world/gravity", shown, file, 0, 1, &three, NULL, dxpl, (void **)gravity);
   return err;
@@ -199,7 +213,7 @@ static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t 
 /* Bodies in file order (validation names the first bad row, as the block reader does), then held
  * in ascending id as scene.h wants (a file with ids may hold them in any order). */
 static sg_err build_scene(sg_scene *s, long long n, long long m, void *const col[SG_F_COUNT], const int64_t *ids,
-                          const double *friction, const double *gravity, const char *file) {
+                          const double *friction, const double *restitution, const double *gravity, const char *file) {
   sg_err err = sg_scene_create(s, (int)n, (int)m);
   for (int i = 0; i < n && !err; ++i) {
     const double *sz = col[SG_F_SIZE], *rho = col[SG_F_DENSITY], *p = col[SG_F_POS], *q = col[SG_F_QUAT], *v = col[SG_F_VEL];
@@ -209,6 +223,7 @@ static sg_err build_scene(sg_scene *s, long long n, long long m, void *const col
   }
   if (err) return err;
   memcpy(s->friction, friction, (size_t)(m * m) * sizeof(double));
+  if (restitution) memcpy(s->restitution, restitution, (size_t)(m * m) * sizeof(double));
   memcpy(s->gravity, gravity, sizeof s->gravity);
   return sg_scene_validate(s, file);
 }
@@ -217,7 +232,7 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
                            sg_scene *s) {
   memset(s, 0, sizeof *s);
   void *col[SG_F_COUNT] = {0};
-  double *friction = NULL, *gravity = NULL;
+  double *friction = NULL, *restitution = NULL, *gravity = NULL;
   int64_t *ids = NULL;
   long long n = 0, m = 0, next_attr = -1;
   char shown[256];
@@ -225,8 +240,8 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
 
   sg_err err = read_bodies(loc, prefix, file, dxpl, col, &n, &ids);
   if (!err) err = sg_scene_next_gid_read(loc, prefix, file, &next_attr);
-  if (!err) err = read_world(loc, prefix, file, dxpl, &m, &friction, &gravity);
-  if (!err) err = build_scene(s, n, m, col, ids, friction, gravity, file);
+  if (!err) err = read_world(loc, prefix, file, dxpl, &m, &friction, &restitution, &gravity);
+  if (!err) err = build_scene(s, n, m, col, ids, friction, restitution, gravity, file);
   if (!err && ids) err = check_unique(ids, n, file, shown);
   if (!err) set_next_gid(s, next_attr);
   if (!err && ids) { /* sg_scene_sort_local orders the bodies; this scene stays a replicated one */
@@ -241,6 +256,7 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
 
   for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
   free(friction);
+  free(restitution);
   free(gravity);
   free(ids);
   if (err) sg_scene_destroy(s);

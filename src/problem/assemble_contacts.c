@@ -76,6 +76,33 @@ static sg_err add_body(const sg_scene *s, int i, const sg_step_params *prm, cons
   return sg_problem_add_subsystem(p, kind->dof(s, i), w->A, w->b, s->gid[i], sub);
 }
 
+/* The normal velocity of A relative to B at the contact point at the start of the step (m/s; < 0:
+ * approaching), and its change by gravity over the step (dt n . (g_A - g_B), moving bodies only). */
+static double approach_velocity(const sg_scene *s, const sg_contact *ct, const double *n, double dt, double *gravity_dv) {
+  double va[3], vb[3], d[3];
+  rigid_point_velocity(va, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, ct->cp.point);
+  rigid_point_velocity(vb, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, ct->cp.point);
+  v3_sub(d, va, vb);
+  double ga = s->fixed[ct->a] ? 0.0 : 1.0, gb = s->fixed[ct->b] ? 0.0 : 1.0;
+  *gravity_dv = (ga - gb) * dt * v3_dot(n, s->gravity);
+  return v3_dot(n, d);
+}
+
+/* The normal row's error (m/s): the gap term of sg_contact_error, or, for a pair with restitution
+ * r > 0 whose contact closes within the step (gap + dt u_free <= 0) at an approach faster than the
+ * threshold, also Newton's impact law u_{k+1} >= -r u_k (u the normal velocity of A relative to B,
+ * k the start of the step). With vhat = theta v_k + (1 - theta) v_{k+1} (paper 002 eq. (2)) the law
+ * reads J vhat + u_k ((1 - theta) r - theta) >= 0 (surface velocities aside), so it enters e as that
+ * term; the tighter of the two bounds holds. */
+static double normal_error(const sg_scene *s, const sg_contact *ct, const double *n, const sg_step_params *prm) {
+  double e = sg_contact_error(ct->cp.gap, prm->dt, prm->erp), r = sg_scene_restitution(s, ct->a, ct->b);
+  if (!(r > 0)) return e;
+  double dv_gravity, uk = approach_velocity(s, ct, n, prm->dt, &dv_gravity);
+  if (uk < -prm->bounce_threshold && ct->cp.gap + prm->dt * (uk + dv_gravity) <= 0)
+    e = fmin(e, uk * ((1.0 - prm->theta) * r - prm->theta));
+  return e;
+}
+
 /* Contact k in units u: each moving body's block J_ij from its kind (rows n, t1, t2; paper 002
  * (29)-(31), (44)), body B's with the opposite sign, and the error e / V. A fixed body's velocity
  * (v, w) does not move it: it is the velocity of its surface (a belt, a turntable), which enters e,
@@ -97,7 +124,7 @@ static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step
     Js[np] = w->J[np];
     np++;
   }
-  double e[3] = {sg_contact_error(ct->cp.gap, prm->dt, prm->erp), 0, 0}, drag[3] = {0, 0, 0}, us[3];
+  double e[3] = {normal_error(s, ct, frame, prm), 0, 0}, drag[3] = {0, 0, 0}, us[3];
   if (s->fixed[ct->a]) { rigid_point_velocity(us, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, ct->cp.point); v3_add(drag, drag, us); }
   if (s->fixed[ct->b]) { rigid_point_velocity(us, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, ct->cp.point); v3_sub(drag, drag, us); }
   for (int k = 0; k < 3; ++k) e[k] = (e[k] + v3_dot(frame + 3 * k, drag)) / sg_units_velocity(u);

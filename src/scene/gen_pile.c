@@ -30,6 +30,7 @@ static sg_err read_pile_options(sg_scene *s, pile_options *o) {
   SG_CHECK(sg_opt_int("-n", 2000, 1, 100000000, "number of spheres", &o->n));
   SG_CHECK(sg_opt_real("-radius", 0.01, 1e-6, 1e6, "sphere radius (m)", &o->r));
   SG_CHECK(sg_opt_real("-mu", 0.3, 0.0, 100.0, "friction coefficient", &mu));
+  SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
   SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
   SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &spread));
   SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));

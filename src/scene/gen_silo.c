@@ -23,6 +23,7 @@ static sg_err read_silo_options(sg_scene *s, silo_options *o) {
   SG_CHECK(sg_opt_real("-radius", 0.001, 1e-6, 1e6, "sphere radius (m)", &o->r));
   SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
   SG_CHECK(sg_opt_real("-mu", 0.5, 0.0, 100.0, "friction coefficient", &mu));
+  SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
   SG_CHECK(sg_opt_real("-width", 0.0, 0.0, 1e9, "inner width of the bin (m; 0: 32 radii)", &o->width));
   SG_CHECK(sg_opt_real("-orifice", 0.0, 0.0, 1e9, "side of the square orifice (m; 0: 12 radii)", &o->orifice));
   SG_CHECK(sg_opt_real("-drop", 0.0, 0.0, 1e9, "depth of the catch plane below the floor (m; 0: 100 radii)", &o->drop));

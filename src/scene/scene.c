@@ -32,6 +32,7 @@ sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials) {
   SG_CHECK(sg_scene_reserve(s, n_bodies > 0 ? n_bodies : 16));
   s->n_materials = n_materials;
   SG_ALLOC(s->friction, n_materials * n_materials);
+  SG_ALLOC(s->restitution, n_materials * n_materials);
   s->gravity[2] = -9.81;
   return SG_OK;
 }
@@ -40,6 +41,7 @@ void sg_scene_destroy(sg_scene *s) {
   free(s->gid); free(s->kind); free(s->shape); free(s->size); free(s->material); free(s->fixed);
   free(s->density); free(s->mass); free(s->inertia); free(s->state.pos); free(s->state.quat); free(s->state.vel);
   free(s->friction);
+  free(s->restitution);
   free(s->motions);
   free(s->regions);
   memset(s, 0, sizeof *s);
@@ -80,11 +82,18 @@ sg_err sg_scene_copy_body(sg_scene *dst, const sg_scene *src, int i) {
 
 sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   size_t mm = (size_t)src->n_materials * (size_t)src->n_materials;
-  double *f = malloc(mm * sizeof *f);
-  if (!f) return sg_error_set(SG_ERR_MEM, "out of memory for the friction table");
+  double *f = malloc(mm * sizeof *f), *e = malloc(mm * sizeof *e);
+  if (!f || !e) {
+    free(f);
+    free(e);
+    return sg_error_set(SG_ERR_MEM, "out of memory for the material tables");
+  }
   memcpy(f, src->friction, mm * sizeof *f);
+  memcpy(e, src->restitution, mm * sizeof *e);
   free(dst->friction);
+  free(dst->restitution);
   dst->friction = f;
+  dst->restitution = e;
   dst->n_materials = src->n_materials;
   memcpy(dst->gravity, src->gravity, sizeof dst->gravity);
   dst->state.time = src->state.time;
@@ -198,6 +207,11 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
         return sg_error_set(SG_ERR_FORMAT, "friction[%d][%d] = %g is not a finite non-negative number (%s)", a, b, f, where);
       if (f != s->friction[b * s->n_materials + a])
         return sg_error_set(SG_ERR_FORMAT, "friction table is not symmetric at [%d][%d] (%s)", a, b, where);
+      double e = s->restitution[a * s->n_materials + b];
+      if (!(e >= 0 && e <= 1))
+        return sg_error_set(SG_ERR_FORMAT, "restitution[%d][%d] = %g is not in [0, 1] (%s)", a, b, e, where);
+      if (e != s->restitution[b * s->n_materials + a])
+        return sg_error_set(SG_ERR_FORMAT, "restitution table is not symmetric at [%d][%d] (%s)", a, b, where);
     }
   for (int i = 0; i < s->n; ++i) {
     long long id = (long long)s->gid[i];
@@ -233,6 +247,10 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
 
 double sg_scene_friction(const sg_scene *s, int a, int b) {
   return s->friction[s->material[a] * s->n_materials + s->material[b]];
+}
+
+double sg_scene_restitution(const sg_scene *s, int a, int b) {
+  return s->restitution[s->material[a] * s->n_materials + s->material[b]];
 }
 
 double sg_body_min_size(const sg_scene *s, int i) {

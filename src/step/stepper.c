@@ -21,6 +21,10 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
   SG_CHECK(sg_opt_real("-theta", 0.0, 0.0, 0.999, "theta of paper 002 eq. (2): vhat = theta v_k + (1-theta) v_k+1 (0: implicit, inelastic impacts; 0.5: midpoint)", &p->theta));
   SG_CHECK(sg_opt_real("-contact_margin", 0.2 * hmin, 0.0, 1e6, "contacts with a gap below this enter the problem (m; default 0.2 x smallest body size)", &p->margin));
   SG_CHECK(sg_opt_real("-contact_erp", 0.2, 0.0, 1.0, "fraction of a penetration removed per step", &p->erp));
+  double g = sqrt(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2]);
+  SG_CHECK(sg_opt_real("-restitution_threshold", 2.0 * g * p->dt, 0.0, 1e9,
+                       "impacts slower than this (m/s) are inelastic whatever /materials/restitution says (default 2 |g| dt: a resting contact does not chatter)",
+                       &p->bounce_threshold));
   SG_CHECK(sg_opt_int("-repartition_every", 240, 0, 1000000000, "steps between METIS repartitions on the contact graph (0: never)", &p->repartition_every));
   SG_CHECK(sg_opt_real("-repartition_imbalance", 1.2, 0.0, 1e9, "repartition when the solver time max/mean over ranks exceeds this (0: never)", &p->repartition_imbalance));
   long recheck = 0;

@@ -45,6 +45,8 @@ def scene_hash(f, prefix=""):
     shape, size, mat = b["shape"][:], b["size"][:], b["material"][:]
     fixed, dens = b["fixed"][:], b["density"][:]
     fric, grav = f[prefix + "materials/friction"][:], f[prefix + "world/gravity"][:]
+    rest_name = prefix + "materials/restitution"
+    rest = f[rest_name][:] if rest_name in f else np.zeros_like(fric)
     total = 0
     for g in range(len(shape)):
         rec = struct.pack("<qi3diBd", g, int(shape[g]), *map(float, size[g]), int(mat[g]), int(fixed[g]),
@@ -52,7 +54,7 @@ def scene_hash(f, prefix=""):
         total = (total + fnv(0xCBF29CE484222325, rec)) & MASK
     m = fric.shape[0]
     tail = struct.pack("<qQi", len(shape), total, m) + struct.pack(f"<{m * m}d", *fric.ravel()) + \
-        struct.pack("<3d", *grav)
+        (struct.pack(f"<{m * m}d", *rest.ravel()) if np.any(rest != 0) else b"") + struct.pack("<3d", *grav)
     return fnv(0xCBF29CE484222325, tail)
 
 

@@ -188,6 +188,11 @@ def mutate(src, dst, edit):
             m = f["materials/friction"].shape[0]
             del f["materials/friction"]
             f["materials/friction"] = np.full((m + 1, m), 0.3)
+        elif edit in ("restitution_1p5", "restitution_shape"):  # out of [0, 1]; not [M][M]
+            m = f["materials/friction"].shape[0]
+            if "materials/restitution" in f:
+                del f["materials/restitution"]
+            f["materials/restitution"] = np.full((m, m), 1.5) if edit == "restitution_1p5" else np.zeros((m, m + 2))
         else:
             sys.exit(f"h5check.py: unknown edit {edit}")
 
