@@ -5,6 +5,7 @@
 #define SIGNORINI_SCENE_H
 #include <stdint.h>
 #include "signorini/error.h"
+#include "signorini/size_dist.h"
 
 #define SG_SCENE_FORMAT_VERSION 1
 
@@ -63,7 +64,7 @@ typedef struct {
   /* inflow */
   double rate;              /* bodies/s or kg/s, by rate_unit */
   int rate_unit;            /* sg_rate_unit */
-  double radius_min, radius_max; /* sphere radii, uniform in [min, max] (m) */
+  sg_size_dist size;        /* sphere radii (size_dist.h): uniform, lognormal or a mixture in [size.lo, size.hi] */
   double density;           /* kg/m^3 */
   int material;
   double velocity[3];       /* of every inserted body (m/s) */

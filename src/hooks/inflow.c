@@ -48,7 +48,7 @@ static double draw(uint64_t seed, int64_t body, int64_t step, int attempt, int c
 }
 
 static double body_radius(const sg_region *r, int64_t j) {
-  return r->radius_min + (r->radius_max - r->radius_min) * draw(r->seed, j, -1, 0, 3);
+  return sg_size_sample(&r->size, draw(r->seed, j, -1, 0, 3));
 }
 
 /* Is body j (mass m_j; mass_before inserted before it) due by time t? */
@@ -80,7 +80,7 @@ static sg_err gather_near(inflow *f, const sg_region *r, const sg_hook_context *
   f->n_walls = 0;
   for (int i = 0; i < ctx->n_held && !err; ++i) {
     double R = sg_body_bounding_radius(s, i);
-    if (!sphere_meets_box(s->state.pos + 3 * i, R + r->radius_max, r->lo, r->hi)) continue;
+    if (!sphere_meets_box(s->state.pos + 3 * i, R + r->size.hi, r->lo, r->hi)) continue;
     if (s->fixed[i]) {
       err = sg_grow((void **)&f->walls, &f->cap_walls, f->n_walls + 1, sizeof(int), "inflow walls");
       if (!err) f->walls[f->n_walls++] = i;

@@ -88,14 +88,21 @@ static uint64_t region_hash(uint64_t h, const sg_region *r) {
   h = fnv_f64s(h, r->normal, 3);
   h = fnv_f64s(h, &r->rate, 1);
   h = fnv_i32(h, r->rate_unit);
-  h = fnv_f64s(h, &r->radius_min, 1);
-  h = fnv_f64s(h, &r->radius_max, 1);
+  h = fnv_f64s(h, &r->size.lo, 1);
+  h = fnv_f64s(h, &r->size.hi, 1);
   h = fnv_f64s(h, &r->density, 1);
   h = fnv_i32(h, r->material);
   h = fnv_f64s(h, r->velocity, 3);
   h = fnv_f64s(h, &r->t_start, 1);
   h = fnv_f64s(h, &r->t_end, 1);
-  return fnv_le(h, r->seed, 8);
+  h = fnv_le(h, r->seed, 8);
+  if (r->size.kind == SG_SIZE_UNIFORM) return h; /* as before other distributions existed */
+  h = fnv_i32(h, r->size.kind);
+  h = fnv_f64s(h, &r->size.median, 1);
+  h = fnv_f64s(h, &r->size.sigma, 1);
+  h = fnv_i32(h, r->size.n_classes);
+  h = fnv_f64s(h, r->size.radius, SG_SIZE_CLASSES);
+  return fnv_f64s(h, r->size.fraction, SG_SIZE_CLASSES);
 }
 
 uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {

@@ -8,18 +8,36 @@
 #include "io/io_internal.h"
 
 enum { T_I32, T_F64, T_I64 };
+static int whole_in(double x, double lo, double hi) { return x == floor(x) && x >= lo && x <= hi; }
 typedef struct { const char *name; int ncols; int type; } region_field;
 enum { R_KIND, R_ZONE, R_BOX, R_PLANE, R_RATE, R_RATE_UNIT, R_RADIUS, R_DENSITY, R_MATERIAL, R_VELOCITY, R_WINDOW,
-       R_SEED, R_COUNT };
+       R_SEED, R_SIZE, R_COUNT };
+#define SIZE_COLS (4 + 2 * SG_SIZE_CLASSES) /* kind, median, sigma, classes, radii, fractions */
 #define I32 T_I32
 #define F64 T_F64
 static const region_field fields[R_COUNT] = {
     {"regions/kind", 0, I32},     {"regions/zone", 0, I32},      {"regions/box", 6, F64},
     {"regions/plane", 6, F64},    {"regions/rate", 0, F64},      {"regions/rate_unit", 0, I32},
     {"regions/radius", 2, F64},   {"regions/density", 0, F64},   {"regions/material", 0, I32},
-    {"regions/velocity", 3, F64}, {"regions/window", 2, F64},    {"regions/seed", 0, T_I64}};
+    {"regions/velocity", 3, F64}, {"regions/window", 2, F64},    {"regions/seed", 0, T_I64},
+    {"regions/size_dist", SIZE_COLS, F64}};
 
-static int whole_in(double x, double lo, double hi) { return x == floor(x) && x >= lo && x <= hi; }
+/* The size distribution of row k (regions/size_dist, optional: absent, radii are uniform). */
+static sg_err row_size(const double *col, int k, const char *file, const char *prefix, sg_size_dist *d) {
+  if (!col) return SG_OK;
+  const double *c = col + (size_t)SIZE_COLS * k;
+  if (!whole_in(c[0], 0, SG_SIZE_KINDS - 1) || !whole_in(c[3], 0, SG_SIZE_CLASSES))
+    return sg_error_set(SG_ERR_FORMAT, "%s: %s/regions/size_dist row %d: kind %g or class count %g is not valid", file, prefix, k,
+                        c[0], c[3]);
+  d->kind = (int)c[0];
+  d->median = c[1];
+  d->sigma = c[2];
+  d->n_classes = (int)c[3];
+  memcpy(d->radius, c + 4, SG_SIZE_CLASSES * sizeof(double));
+  memcpy(d->fraction, c + 4 + SG_SIZE_CLASSES, SG_SIZE_CLASSES * sizeof(double));
+  return SG_OK;
+}
+
 
 /* Row k of the columns as a region (checked by sg_scene_add_region). */
 static sg_err row_to_region(double *const col[R_COUNT], int k, const char *file, const char *prefix, sg_region *r) {
@@ -41,14 +59,14 @@ static sg_err row_to_region(double *const col[R_COUNT], int k, const char *file,
   memcpy(r->point, col[R_PLANE] + 6 * k, 3 * sizeof(double));
   memcpy(r->normal, col[R_PLANE] + 6 * k + 3, 3 * sizeof(double));
   r->rate = col[R_RATE][k];
-  r->radius_min = col[R_RADIUS][2 * k];
-  r->radius_max = col[R_RADIUS][2 * k + 1];
+  r->size.lo = col[R_RADIUS][2 * k];
+  r->size.hi = col[R_RADIUS][2 * k + 1];
   r->density = col[R_DENSITY][k];
   memcpy(r->velocity, col[R_VELOCITY] + 3 * k, 3 * sizeof(double));
   r->t_start = col[R_WINDOW][2 * k];
   r->t_end = col[R_WINDOW][2 * k + 1];
   r->seed = (uint64_t)col[R_SEED][k];
-  return SG_OK;
+  return row_size(col[R_SIZE], k, file, prefix, &r->size);
 }
 
 sg_err sg_regions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s) {
@@ -58,6 +76,7 @@ sg_err sg_regions_read(hid_t loc, const char *prefix, const char *file, hid_t dx
   char shown[256], why[320], where[4400];
   sg_err err = SG_OK;
   for (int f = 0; f < R_COUNT && !err; ++f) {
+    if (f == R_SIZE && !sg_h5_exists(loc, fields[f].name)) continue; /* optional */
     long long dims[2] = {m, fields[f].ncols};
     snprintf(shown, sizeof shown, "%s/%s", prefix, fields[f].name);
     snprintf(why, sizeof why, "(R = %lld regions from %s/regions/kind)", m, prefix);
@@ -86,7 +105,12 @@ static void region_to_row(const sg_region *r, int f, double *out) {
     case R_PLANE: memcpy(out, r->point, 3 * sizeof(double)); memcpy(out + 3, r->normal, 3 * sizeof(double)); break;
     case R_RATE: out[0] = r->rate; break;
     case R_RATE_UNIT: out[0] = r->rate_unit; break;
-    case R_RADIUS: out[0] = r->radius_min; out[1] = r->radius_max; break;
+    case R_RADIUS: out[0] = r->size.lo; out[1] = r->size.hi; break;
+    case R_SIZE:
+      out[0] = r->size.kind; out[1] = r->size.median; out[2] = r->size.sigma; out[3] = r->size.n_classes;
+      memcpy(out + 4, r->size.radius, SG_SIZE_CLASSES * sizeof(double));
+      memcpy(out + 4 + SG_SIZE_CLASSES, r->size.fraction, SG_SIZE_CLASSES * sizeof(double));
+      break;
     case R_DENSITY: out[0] = r->density; break;
     case R_MATERIAL: out[0] = r->material; break;
     case R_VELOCITY: memcpy(out, r->velocity, 3 * sizeof(double)); break;
@@ -100,7 +124,7 @@ sg_err sg_regions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_sce
   int rank;
   MPI_Comm_rank(comm, &rank);
   const int m = s->n_regions;
-  double *buf = sg_calloc((size_t)m * 6 + 1, sizeof *buf, "regions");
+  double *buf = sg_calloc((size_t)m * SIZE_COLS + 1, sizeof *buf, "regions");
   sg_err err = sg_error_collective(comm, buf ? SG_OK : SG_ERR_MEM);
   for (int f = 0; f < R_COUNT && !err; ++f) {
     int nc = fields[f].ncols ? fields[f].ncols : 1;

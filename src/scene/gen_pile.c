@@ -1,16 +1,20 @@
 /* Pile: n spheres on a jittered lattice above an open box, poured in by gravity. The lattice
  * footprint equals the box's, so the spheres land inside; the jitter (fixed seed) breaks the
- * symmetry of the lattice. */
+ * symmetry of the lattice. Sizes follow -size_dist (size_dist.h); the lattice is spaced for the
+ * largest radius, and the radii are drawn from a sequence of their own, so that one size gives the
+ * same positions as before sizes could vary. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/generate.h"
 #include "signorini/options.h"
+#include "signorini/size_dist.h"
 
 typedef struct {
   long n, seed, staves;
-  double r, h, density, diameter; /* radius, lattice spacing; inner diameter of a cylinder (0: the box's width) */
+  double r, h, density, diameter; /* largest radius, lattice spacing; inner diameter of a cylinder (0: the box's width) */
+  sg_size_dist size;
   int cylinder;
 } pile_options;
 
@@ -28,7 +32,8 @@ static sg_err read_pile_options(sg_scene *s, pile_options *o) {
   double mu, spread;
   char container[16];
   SG_CHECK(sg_opt_int("-n", 2000, 1, 100000000, "number of spheres", &o->n));
-  SG_CHECK(sg_opt_real("-radius", 0.01, 1e-6, 1e6, "sphere radius (m)", &o->r));
+  SG_CHECK(sg_size_from_options(0.01, &o->size));
+  o->r = o->size.hi;
   SG_CHECK(sg_opt_real("-mu", 0.3, 0.0, 100.0, "friction coefficient", &mu));
   SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
   SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
@@ -64,9 +69,11 @@ sg_err sg_generate_pile(sg_scene *s) {
   const double wall_height = (layers + 2) * o.h;
   sg_err err = o.cylinder ? sg_add_open_cylinder(s, 0.5 * o.diameter, wall_height, 2 * o.r, (int)o.staves, 0)
                           : sg_add_open_box(s, 0.5 * nx * o.h, 0.5 * nx * o.h, wall_height, 2 * o.r, 0);
-  const double size[3] = {o.r, 0, 0};
-  for (long k = 0; k < o.n && !err; ++k)
+  uint64_t size_state = 0xD1B54A32D192ED03ULL ^ (uint64_t)o.seed;
+  for (long k = 0; k < o.n && !err; ++k) {
+    const double size[3] = {sg_size_sample(&o.size, sg_lattice_jitter(&size_state) + 0.5), 0, 0};
     err = sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o.density, pos + 3 * k, NULL, NULL, NULL);
+  }
   free(pos);
   return err;
 }

@@ -6,7 +6,8 @@
  * charge until t = T, then slides away along +x at -gate_speed until the orifice is clear. With
  * -outflow_depth d the spheres are deleted once their centre is d below the floor (an outflow
  * half-space); with -inflow_rate R spheres of the same size enter a box at the top of the bin at R
- * per second (an inflow region), above the lattice. */
+ * per second (an inflow region), above the lattice. Sizes follow -size_dist (size_dist.h), in the bin
+ * and in the inflow; the lattice and the bin's proportions go by the largest radius. */
 #include <math.h>
 #include <stdint.h>
 #include "signorini/generate.h"
@@ -15,12 +16,14 @@
 typedef struct {
   long n, seed;
   double r, density, width, orifice, drop, spacing, gate_open, gate_speed, outflow_depth, inflow_rate;
+  sg_size_dist size; /* r: its largest radius */
 } silo_options;
 
 static sg_err read_silo_options(sg_scene *s, silo_options *o) {
   double mu;
   SG_CHECK(sg_opt_int("-n", 5000, 0, 100000000, "number of spheres (0: none, with -inflow_rate)", &o->n));
-  SG_CHECK(sg_opt_real("-radius", 0.001, 1e-6, 1e6, "sphere radius (m)", &o->r));
+  SG_CHECK(sg_size_from_options(0.001, &o->size));
+  o->r = o->size.hi;
   SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
   SG_CHECK(sg_opt_real("-mu", 0.5, 0.0, 100.0, "friction coefficient", &mu));
   SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
@@ -87,7 +90,7 @@ static sg_err add_regions(sg_scene *s, const silo_options *o, double top, double
   if (o->inflow_rate > 0) {
     const double a = 0.5 * o->width;
     sg_region in = {.kind = SG_REGION_INFLOW, .zone = SG_ZONE_BOX, .lo = {-a, -a, top - depth}, .hi = {a, a, top},
-                    .rate = o->inflow_rate, .rate_unit = SG_RATE_BODIES, .radius_min = o->r, .radius_max = o->r,
+                    .rate = o->inflow_rate, .rate_unit = SG_RATE_BODIES, .size = o->size,
                     .density = o->density, .t_end = INFINITY, .seed = (uint64_t)o->seed};
     SG_CHECK(sg_scene_add_region(s, &in, "generate silo"));
   }
@@ -105,8 +108,10 @@ sg_err sg_generate_silo(sg_scene *s) {
   if (o.gate_open > 0) SG_CHECK(add_gate(s, &o));
   SG_CHECK(add_regions(s, &o, top, inflow_depth));
   uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o.seed;
-  const double size[3] = {o.r, 0, 0}, half = 0.5 * nx * h;
+  uint64_t size_state = 0xD1B54A32D192ED03ULL ^ (uint64_t)o.seed;
+  const double half = 0.5 * nx * h;
   for (long k = 0; k < o.n; ++k) {
+    const double size[3] = {sg_size_sample(&o.size, sg_lattice_jitter(&size_state) + 0.5), 0, 0};
     long ix = k % nx, iy = (k / nx) % nx, iz = k / (nx * nx);
     double p[3] = {-half + (ix + 0.5) * h + 0.2 * (h - 2 * o.r) * sg_lattice_jitter(&state),
                    -half + (iy + 0.5) * h + 0.2 * (h - 2 * o.r) * sg_lattice_jitter(&state), o.r + 0.5 * (h - 2 * o.r) + iz * h};

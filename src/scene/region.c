@@ -1,6 +1,7 @@
 /* Inflow and outflow regions of the model (scene.h): their checks, alone and against each other,
  * and the deleting zone of an outflow. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/scene.h"
@@ -39,9 +40,9 @@ static sg_err check_inflow(const sg_scene *s, const sg_region *r, int k, const c
   if (!(isfinite(r->rate) && r->rate > 0) || (r->rate_unit != SG_RATE_BODIES && r->rate_unit != SG_RATE_MASS))
     return sg_error_set(SG_ERR_FORMAT, "region %d: inflow rate %g (unit %d: 0 bodies/s, 1 kg/s) must be positive (%s)", k,
                         r->rate, r->rate_unit, where);
-  if (!(isfinite(r->radius_min) && r->radius_min > 0 && isfinite(r->radius_max) && r->radius_max >= r->radius_min))
-    return sg_error_set(SG_ERR_FORMAT, "region %d: inflow radii [%g, %g] must be positive and ordered (%s)", k,
-                        r->radius_min, r->radius_max, where);
+  char what[4200];
+  snprintf(what, sizeof what, "region %d, %s", k, where);
+  SG_CHECK(sg_size_check(&r->size, what));
   if (!(isfinite(r->density) && r->density > 0))
     return sg_error_set(SG_ERR_FORMAT, "region %d: inflow density %g must be positive (%s)", k, r->density, where);
   if (r->material < 0 || r->material >= s->n_materials)
@@ -50,9 +51,9 @@ static sg_err check_inflow(const sg_scene *s, const sg_region *r, int k, const c
   if (!finite_n(r->velocity, 3))
     return sg_error_set(SG_ERR_FORMAT, "region %d: inflow velocity is not finite (%s)", k, where);
   for (int d = 0; d < 3; ++d)
-    if (r->hi[d] - r->lo[d] < 2 * r->radius_max)
+    if (r->hi[d] - r->lo[d] < 2 * r->size.hi)
       return sg_error_set(SG_ERR_FORMAT, "region %d: inflow box is thinner along axis %d than a sphere of radius %g (%s)", k,
-                          d, r->radius_max, where);
+                          d, r->size.hi, where);
   if (!isfinite(r->t_start) || !(r->t_end > r->t_start))
     return sg_error_set(SG_ERR_FORMAT, "region %d: inflow window [%g, %g) is empty or not finite at its start (%s)", k,
                         r->t_start, r->t_end, where);
@@ -125,7 +126,7 @@ void sg_regions_least_body(const sg_scene *s, double *mass, double *size) {
   for (int k = 0; k < s->n_regions; ++k) {
     const sg_region *r = &s->regions[k];
     if (r->kind != SG_REGION_INFLOW) continue;
-    double rad = r->radius_min;
+    double rad = r->size.lo;
     *mass = fmin(*mass, sg_sphere_mass(r->density, rad));
     *size = fmin(*size, rad);
   }

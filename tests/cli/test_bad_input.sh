@@ -196,6 +196,11 @@ case_bg missing_command 1 command --
 case_bg run_without_scene 1 scene -- run -o out.h5
 case_bg generate_unknown 1 marbles -- generate marbles -o scene.h5
 case_bg generate_bad_count 1 -n abc -- generate pile -n abc -o scene.h5
+case_bg generate_sizes_unordered 1 -size_dist 'must be positive' -- \
+  generate pile -n 5 -size_dist uniform -radius_min 0.02 -radius_max 0.01 -o scene.h5
+case_bg generate_sizes_missing 1 -size_dist 'radii [0, 0]' -- generate silo -n 5 -size_dist uniform -o scene.h5
+case_bg generate_mixture_sum 1 -mixture 'sum to 1.1' -- generate pile -n 5 -size_dist mixture -mixture 0.01:0.5,0.02:0.6 -o scene.h5
+case_bg generate_mixture_syntax 1 -mixture 'radius:fraction' -- generate pile -n 5 -size_dist mixture -mixture 0.01 -o scene.h5
 
 collect_cases
 check "output_dir_missing: /nonexistent_dir was not created" test ! -e /nonexistent_dir

@@ -168,8 +168,8 @@ static void test_hash(void) {
   make_scene(&s, 6);
   s.regions = calloc(1, sizeof *s.regions);
   s.n_regions = 1;
-  s.regions[0] = (sg_region){.kind = SG_REGION_INFLOW, .lo = {0, 0, 1}, .hi = {1, 1, 2}, .rate = 10, .radius_min = 0.01,
-                             .radius_max = 0.02, .density = 1000, .t_end = INFINITY, .seed = 5};
+  s.regions[0] = (sg_region){.kind = SG_REGION_INFLOW, .lo = {0, 0, 1}, .hi = {1, 1, 2}, .rate = 10, .size = {.lo = 0.01, .hi = 0.02},
+                             .density = 1000, .t_end = INFINITY, .seed = 5};
   uint64_t h1 = sg_scene_hash(MPI_COMM_WORLD, &s);
   CHECK(h1 != h0);
   s.regions[0].seed = 6;
