@@ -91,6 +91,10 @@ typedef struct {
  * s holds may have gaps in their ids (bodies that entered and left). */
 sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, const sg_step_params *prm,
                            const sg_checkpoint_extras *x);
+/* Do the two paths name the same file: the same inode when both exist, else the same path once
+ * their directories are resolved (links, "./", ".."). For the checks that keep an output from
+ * overwriting an input. */
+int sg_fs_same_file(const char *a, const char *b);
 /* SG_ERR_IO naming path when a checkpoint cannot be written there (checked before a run starts). */
 sg_err sg_checkpoint_check_path(MPI_Comm comm, const char *path);
 

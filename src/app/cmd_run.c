@@ -76,14 +76,19 @@ static sg_err read_run_options(MPI_Comm comm, const sg_scene *s, run_options *o,
   return SG_OK;
 }
 
-/* The checkpoint must not overwrite the run's own files. */
-static sg_err check_checkpoint_path(MPI_Comm comm, const run_options *o, const char *scene_path) {
+/* No output may overwrite an input: the trajectory neither the scene nor the checkpoint a restart
+ * reads, the checkpoint none of the run's files. Compared as files (sg_fs_same_file), not names. */
+static sg_err check_output_paths(MPI_Comm comm, const run_options *o, const char *scene_path) {
+  if (sg_fs_same_file(o->out, scene_path))
+    return sg_error_set(SG_ERR_ARG, "-o %s would overwrite the scene file %s", o->out, scene_path);
+  if (o->restarting && sg_fs_same_file(o->out, o->restart))
+    return sg_error_set(SG_ERR_ARG, "-o %s would overwrite the checkpoint %s the run restarts from", o->out, o->restart);
   if (o->checkpoint_every <= 0) return SG_OK;
   char partial[4200];
   snprintf(partial, sizeof partial, "%s.partial", o->out);
-  if (!strcmp(o->checkpoint, o->out) || !strcmp(o->checkpoint, partial))
+  if (sg_fs_same_file(o->checkpoint, o->out) || sg_fs_same_file(o->checkpoint, partial))
     return sg_error_set(SG_ERR_ARG, "-checkpoint %s would overwrite the trajectory output", o->checkpoint);
-  if (!strcmp(o->checkpoint, scene_path))
+  if (sg_fs_same_file(o->checkpoint, scene_path))
     return sg_error_set(SG_ERR_ARG, "-checkpoint %s would overwrite the scene file", o->checkpoint);
   return sg_checkpoint_check_path(comm, o->checkpoint);
 }
@@ -160,7 +165,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err) err = sg_fault_setup();
   if (!err && solver->view && rank == 0) sg_solver_view(solver, stdout);
   err = sg_error_collective(comm, err);
-  if (!err) err = sg_error_collective(comm, check_checkpoint_path(comm, &o, scene_path));
+  if (!err) err = sg_error_collective(comm, check_output_paths(comm, &o, scene_path));
   if (!err) err = sg_error_collective(comm, sg_fclib_dump_check(&o.dump, start_step, n_total, scene_path, o.out, o.checkpoint));
   if (!err) err = sg_error_collective(comm, sg_stepper_create(comm, &s, &prm, solver, &st));
   if (!err && o.restarting) err = sg_error_collective(comm, sg_stepper_set_warm(st, ck.warm, ck.n_warm));

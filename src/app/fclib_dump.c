@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fclib_dump.h"
+#include "signorini/io.h"
 #include "signorini/fclib.h"
 #include "signorini/options.h"
 
@@ -29,7 +30,7 @@ sg_err sg_fclib_dump_check(const sg_fclib_dump *d, long long first_step, long lo
   if (d->step <= first_step || d->step > last_step)
     return sg_error_set(SG_ERR_ARG, "-fclib_dump_step %ld is not a step of this run (steps %lld to %lld)", d->step,
                         first_step + 1, last_step);
-  if (!strcmp(d->file, scene) || !strcmp(d->file, out) || !strcmp(d->file, checkpoint))
+  if (sg_fs_same_file(d->file, scene) || sg_fs_same_file(d->file, out) || sg_fs_same_file(d->file, checkpoint))
     return sg_error_set(SG_ERR_ARG, "-fclib_dump_file %s would overwrite the scene, the output or the checkpoint", d->file);
   return SG_OK;
 }

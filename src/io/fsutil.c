@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "io/io_internal.h"
+#include "signorini/io.h"
 
 static int comm_rank(MPI_Comm comm) {
   int r;
@@ -101,4 +102,25 @@ sg_err sg_fs_write_atomic_local(const char *path, const char *text, size_t len) 
   }
   free(tmp);
   return err;
+}
+
+/* path with its directory resolved (the file itself may not exist yet); 0 when the directory does
+ * not resolve either. */
+static int resolved(const char *path, char *out, size_t len) {
+  const char *slash = strrchr(path, '/');
+  char dir[4096], real[4096];
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == path) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  if (!realpath(dir, real)) return 0;
+  snprintf(out, len, "%s/%s", real, slash ? slash + 1 : path);
+  return 1;
+}
+
+int sg_fs_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char ra[8200], rb[8200];
+  if (resolved(a, ra, sizeof ra) && resolved(b, rb, sizeof rb)) return !strcmp(ra, rb);
+  return !strcmp(a, b);
 }

@@ -217,6 +217,24 @@ check "second run: out.h5 and out.xmf unchanged" test "$(md5sum out.h5 out.xmf 2
 check "second run: no out.h5.partial left" test ! -e out.h5.partial
 cd "$SCRATCH" || exit 1
 
+section "an output named as an input (by another path to the same file)"
+mkdir -p self && cd self || exit 1
+cp "$SC/base.h5" scene.h5
+sum_scene=$(md5sum <scene.h5)
+sg_run self_scene "$SG" run scene.h5 -o ./scene.h5 -t_final 0.01 -progress_interval 0
+check "run scene.h5 -o ./scene.h5: exit status != 0 (got $RC)" test "$RC" -ne 0
+check "run scene.h5 -o ./scene.h5: one error line naming the scene" \
+  grep -q '^signorini: error: -o ./scene.h5 would overwrite the scene file scene.h5$' self_scene.err
+check "run scene.h5 -o ./scene.h5: the scene is unchanged" test "$(md5sum <scene.h5)" = "$sum_scene"
+sg_run self_make_ckpt "$SG" run scene.h5 -o first.h5 -t_final 0.02 -checkpoint_every 2 -checkpoint ck.h5 -progress_interval 0
+check "a run writing ck.h5: exit status 0" test "$RC" -eq 0
+sum_ckpt=$(md5sum <ck.h5)
+sg_run self_ckpt "$SG" run scene.h5 -restart ck.h5 -o "$PWD/ck.h5" -t_final 0.04 -progress_interval 0
+check "-restart ck.h5 -o \$PWD/ck.h5: exit status != 0 (got $RC)" test "$RC" -ne 0
+check "-restart ck.h5 -o \$PWD/ck.h5: the error names the checkpoint" grep -q 'would overwrite the checkpoint ck.h5' self_ckpt.err
+check "-restart ck.h5 -o \$PWD/ck.h5: the checkpoint is unchanged" test "$(md5sum <ck.h5)" = "$sum_ckpt"
+cd "$SCRATCH" || exit 1
+
 case_section "on 2 ranks"
 case_bg missing_scene 2 missing.h5 -- run "$SC/missing.h5" -o out.h5 -t_final 0.01
 case_bg nan_position 2 nan_position_3.h5 're:body 3([^0-9]|$)' -- run "$SC/nan_position_3.h5" -o out.h5 -t_final 0.01
