@@ -95,8 +95,9 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
  * their directories are resolved (links, "./", ".."). For the checks that keep an output from
  * overwriting an input. */
 int sg_fs_same_file(const char *a, const char *b);
-/* SG_ERR_IO naming path when a checkpoint cannot be written there (checked before a run starts). */
-sg_err sg_checkpoint_check_path(MPI_Comm comm, const char *path);
+/* SG_ERR_IO naming path when an output file cannot be written there: its directory missing or not
+ * writable, or path a directory (checked before a run starts; collective). */
+sg_err sg_output_check_path(MPI_Comm comm, const char *path);
 
 #define SG_CHECKPOINT_NAMES_LEN 512
 /* What sg_checkpoint_read returns besides the restored scene (free with sg_checkpoint_info_free). */

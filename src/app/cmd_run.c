@@ -90,7 +90,7 @@ static sg_err check_output_paths(MPI_Comm comm, const run_options *o, const char
     return sg_error_set(SG_ERR_ARG, "-checkpoint %s would overwrite the trajectory output", o->checkpoint);
   if (sg_fs_same_file(o->checkpoint, scene_path))
     return sg_error_set(SG_ERR_ARG, "-checkpoint %s would overwrite the scene file", o->checkpoint);
-  return sg_checkpoint_check_path(comm, o->checkpoint);
+  return sg_output_check_path(comm, o->checkpoint);
 }
 
 /* A checkpoint of the run now: the scene, the warm start, the hooks' state, and the fingerprint of
@@ -166,7 +166,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err && solver->view && rank == 0) sg_solver_view(solver, stdout);
   err = sg_error_collective(comm, err);
   if (!err) err = sg_error_collective(comm, check_output_paths(comm, &o, scene_path));
-  if (!err) err = sg_error_collective(comm, sg_fclib_dump_check(&o.dump, start_step, n_total, scene_path, o.out, o.checkpoint));
+  if (!err) err = sg_error_collective(comm, sg_fclib_dump_check(comm, &o.dump, start_step, n_total, scene_path, o.out, o.checkpoint));
   if (!err) err = sg_error_collective(comm, sg_stepper_create(comm, &s, &prm, solver, &st));
   if (!err && o.restarting) err = sg_error_collective(comm, sg_stepper_set_warm(st, ck.warm, ck.n_warm));
   if (!err && o.restarting)

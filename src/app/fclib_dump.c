@@ -24,7 +24,7 @@ sg_err sg_fclib_dump_options(sg_fclib_dump *d, const char *out) {
   return SG_OK;
 }
 
-sg_err sg_fclib_dump_check(const sg_fclib_dump *d, long long first_step, long long last_step, const char *scene,
+sg_err sg_fclib_dump_check(MPI_Comm comm, const sg_fclib_dump *d, long long first_step, long long last_step, const char *scene,
                            const char *out, const char *checkpoint) {
   if (d->step <= 0) return SG_OK;
   if (d->step <= first_step || d->step > last_step)
@@ -32,7 +32,7 @@ sg_err sg_fclib_dump_check(const sg_fclib_dump *d, long long first_step, long lo
                         first_step + 1, last_step);
   if (sg_fs_same_file(d->file, scene) || sg_fs_same_file(d->file, out) || sg_fs_same_file(d->file, checkpoint))
     return sg_error_set(SG_ERR_ARG, "-fclib_dump_file %s would overwrite the scene, the output or the checkpoint", d->file);
-  return SG_OK;
+  return sg_output_check_path(comm, d->file);
 }
 
 sg_err sg_fclib_dump_after_step(MPI_Comm comm, const sg_fclib_dump *d, long long step, const sg_problem *p,

@@ -14,9 +14,9 @@ typedef struct {
 
 /* Read the two options; the default file is "<output without .h5>-step<K>.fclib.hdf5". */
 sg_err sg_fclib_dump_options(sg_fclib_dump *d, const char *out);
-/* Before the run: K must be a step this run takes (first_step < K <= last_step) and FILE must not
- * be the scene, the output or the checkpoint. */
-sg_err sg_fclib_dump_check(const sg_fclib_dump *d, long long first_step, long long last_step, const char *scene,
+/* Before the run: K must be a step this run takes (first_step < K <= last_step), FILE must not be
+ * the scene, the output or the checkpoint, and its directory must be writable. Collective. */
+sg_err sg_fclib_dump_check(MPI_Comm comm, const sg_fclib_dump *d, long long first_step, long long last_step, const char *scene,
                            const char *out, const char *checkpoint);
 /* After step `step` (1-based) has been solved: when it is the one asked for, rank 0 writes p (the
  * whole problem, needed on rank 0 only); collective, every rank returns the same result. */

@@ -320,8 +320,6 @@ static void sync_dir_of(const char *path) {
   }
 }
 
-sg_err sg_checkpoint_check_path(MPI_Comm comm, const char *path) { return sg_fs_check_dir(comm, path); }
-
 /* /hooks/state (int64 words, written by rank 0: the same on every rank) with the hooks' names in
  * its attribute names. */
 static sg_err write_hooks(MPI_Comm comm, hid_t file, const char *path, const ckpt_state *c, hid_t dxpl) {

@@ -109,13 +109,13 @@ sg_err sg_fs_write_atomic_local(const char *path, const char *text, size_t len) 
 static int resolved(const char *path, char *out, size_t len) {
   const char *slash = strrchr(path, '/');
   char dir[4096], real[4096];
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == path) snprintf(dir, sizeof dir, "/");
-  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  dir_of(path, dir, sizeof dir);
   if (!realpath(dir, real)) return 0;
   snprintf(out, len, "%s/%s", real, slash ? slash + 1 : path);
   return 1;
 }
+
+sg_err sg_output_check_path(MPI_Comm comm, const char *path) { return sg_fs_check_dir(comm, path); }
 
 int sg_fs_same_file(const char *a, const char *b) {
   struct stat sa, sb;

@@ -52,4 +52,9 @@ check "  one error line naming the option" grep -q "^signorini: error: -fclib_du
 check "  no output written" [ ! -e out3.h5 ]
 sg_run same "$SG" run pile.h5 -o out4.h5 -t_final 0.25 -fclib_dump_step 5 -fclib_dump_file pile.h5
 check "dump over the scene: exit 1" [ "$RC" -eq 1 ]
+sg_run nodir "$SG" run pile.h5 -o out5.h5 -t_final 0.25 -fclib_dump_step 5 -fclib_dump_file /nonexistent_dir/p.hdf5
+check "dump into a missing directory: exit 1" [ "$RC" -eq 1 ]
+check "  refused before the run: one error line naming the directory" \
+  grep -q "^signorini: error: cannot write /nonexistent_dir/p.hdf5: directory /nonexistent_dir does not exist$" nodir.err
+check "  no step run, no output written" test ! -e out5.h5 -a ! -e out5.h5.partial -a ! -e out5.xmf
 finish

@@ -215,9 +215,9 @@ static void test_replace(void) {
   CHECK(write_ckpt(bad, &s, &prm, NULL, 0) == SG_ERR_IO);
   CHECK(strstr(sg_error_message(), bad) != NULL);
   sg_error_clear();
-  CHECK(sg_checkpoint_check_path(MPI_COMM_WORLD, bad) == SG_ERR_IO);
+  CHECK(sg_output_check_path(MPI_COMM_WORLD, bad) == SG_ERR_IO);
   sg_error_clear();
-  CHECK_OK(sg_checkpoint_check_path(MPI_COMM_WORLD, p));
+  CHECK_OK(sg_output_check_path(MPI_COMM_WORLD, p));
   CHECK(h5_open_objects() == 0);
   sg_scene_destroy(&s);
 }
