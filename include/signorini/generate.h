@@ -2,6 +2,7 @@
 #ifndef SIGNORINI_GENERATE_H
 #define SIGNORINI_GENERATE_H
 #include "signorini/scene.h"
+#include "signorini/size_dist.h"
 
 typedef struct {
   const char *name;
@@ -14,6 +15,10 @@ void sg_scenario_list(char *buf, int len);
 
 /* Shared pieces. */
 double sg_lattice_jitter(uint64_t *state);                       /* uniform in [-0.5, 0.5), fixed sequence */
+/* The next radius of d from the sizes' own sequence *state (start it at sg_size_stream(seed)): apart
+ * from the jitter's, so that one size leaves the positions as they were before sizes could vary. */
+uint64_t sg_size_stream(uint64_t seed);
+double sg_next_radius(const sg_size_dist *d, uint64_t *state);
 sg_err sg_add_ground(sg_scene *s, int material);                  /* plane z = 0 */
 sg_err sg_add_open_box(sg_scene *s, double half_x, double half_y, double height, double wall,
                        int material);                             /* floor plane + 4 fixed walls */

@@ -69,9 +69,9 @@ sg_err sg_generate_pile(sg_scene *s) {
   const double wall_height = (layers + 2) * o.h;
   sg_err err = o.cylinder ? sg_add_open_cylinder(s, 0.5 * o.diameter, wall_height, 2 * o.r, (int)o.staves, 0)
                           : sg_add_open_box(s, 0.5 * nx * o.h, 0.5 * nx * o.h, wall_height, 2 * o.r, 0);
-  uint64_t size_state = 0xD1B54A32D192ED03ULL ^ (uint64_t)o.seed;
+  uint64_t size_state = sg_size_stream((uint64_t)o.seed);
   for (long k = 0; k < o.n && !err; ++k) {
-    const double size[3] = {sg_size_sample(&o.size, sg_lattice_jitter(&size_state) + 0.5), 0, 0};
+    const double size[3] = {sg_next_radius(&o.size, &size_state), 0, 0};
     err = sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o.density, pos + 3 * k, NULL, NULL, NULL);
   }
   free(pos);

@@ -108,10 +108,10 @@ sg_err sg_generate_silo(sg_scene *s) {
   if (o.gate_open > 0) SG_CHECK(add_gate(s, &o));
   SG_CHECK(add_regions(s, &o, top, inflow_depth));
   uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o.seed;
-  uint64_t size_state = 0xD1B54A32D192ED03ULL ^ (uint64_t)o.seed;
+  uint64_t size_state = sg_size_stream((uint64_t)o.seed);
   const double half = 0.5 * nx * h;
   for (long k = 0; k < o.n; ++k) {
-    const double size[3] = {sg_size_sample(&o.size, sg_lattice_jitter(&size_state) + 0.5), 0, 0};
+    const double size[3] = {sg_next_radius(&o.size, &size_state), 0, 0};
     long ix = k % nx, iy = (k / nx) % nx, iz = k / (nx * nx);
     double p[3] = {-half + (ix + 0.5) * h + 0.2 * (h - 2 * o.r) * sg_lattice_jitter(&state),
                    -half + (iy + 0.5) * h + 0.2 * (h - 2 * o.r) * sg_lattice_jitter(&state), o.r + 0.5 * (h - 2 * o.r) + iz * h};

@@ -34,6 +34,10 @@ double sg_lattice_jitter(uint64_t *state) {
   return (double)((x * 2685821657736338717ULL) >> 11) / 9007199254740992.0 - 0.5;
 }
 
+uint64_t sg_size_stream(uint64_t seed) { return 0xD1B54A32D192ED03ULL ^ seed; }
+
+double sg_next_radius(const sg_size_dist *d, uint64_t *state) { return sg_size_sample(d, sg_lattice_jitter(state) + 0.5); }
+
 sg_err sg_add_ground(sg_scene *s, int material) {
   const double zero[3] = {0, 0, 0};
   return sg_scene_add_body(s, SG_SHAPE_PLANE, zero, material, 1, 0, zero, NULL, NULL, NULL);
