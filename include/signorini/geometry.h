@@ -46,5 +46,11 @@ int sg_collide_box_capsule(const sg_geom *a, const sg_geom *b, double margin, sg
 int sg_collide_box_plane(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
 int sg_collide_capsule_capsule(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
 int sg_collide_capsule_plane(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
+/* A sphere against a wall of revolution (cylinder, cone, disk): narrow_revolved.c. */
+int sg_collide_sphere_revolved(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
+
+/* The meridian of a wall of revolution: the segment from (rho0, z0) to (rho1, z1) in the
+ * (distance from the local z axis, local z) half-plane that the wall sweeps around the axis. */
+void sg_revolved_meridian(const sg_geom *g, double p0[2], double p1[2]);
 
 #endif

@@ -14,10 +14,18 @@ typedef enum {
   SG_SHAPE_BOX = 1,      /* size = half extents (hx, hy, hz) */
   SG_SHAPE_CAPSULE = 2,  /* size = (radius, half length of the segment along local z, 0) */
   SG_SHAPE_PLANE = 3,    /* half-space below the local z = 0 plane; normal = local +z; fixed only */
-  SG_SHAPE_COUNT = 4
+  /* Walls of revolution about the local z axis: thin surfaces, touched by spheres from either side
+   * (a silo's shell from inside, a post from outside); fixed or kinematic only. */
+  SG_SHAPE_CYLINDER = 4, /* size = (radius, half height, 0): the side of a cylinder, open at both ends */
+  SG_SHAPE_CONE = 5,     /* size = (radius at z = -h, radius at z = +h, h): the side of a cone frustum */
+  SG_SHAPE_DISK = 6,     /* size = (hole radius, outer radius, 0): a flat ring in the local z = 0 plane
+                          * (a silo floor with its orifice; hole radius 0: a full disk) */
+  SG_SHAPE_COUNT = 7
 } sg_shape;
 
 const char *sg_shape_name(int shape);
+/* Is the shape a wall of revolution (cylinder, cone, disk)? */
+int sg_shape_is_revolved(int shape);
 
 /* fixed[i] of a body: */
 enum {

@@ -44,13 +44,29 @@ static double rotation_lever(const sg_scene *s, int i) {
   switch (s->shape[i]) {
     case SG_SHAPE_CAPSULE: return d[1];
     case SG_SHAPE_BOX: return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    case SG_SHAPE_CYLINDER:
+    case SG_SHAPE_CONE:
+    case SG_SHAPE_DISK: return sg_body_bounding_radius(s, i);
     default: return 0.0;
   }
 }
 
+/* A wall of revolution is unchanged by a turn about its own axis (a drum): only the rest of its
+ * angular velocity moves its surface. */
+static double surface_turn_rate(const sg_scene *s, int i) {
+  const double *w = s->state.vel + 6 * i + 3;
+  if (!sg_shape_is_revolved(s->shape[i])) return v3_norm(w);
+  double R[9], axis[3], off[3];
+  quat_to_mat(R, s->state.quat + 4 * i);
+  m3_col(axis, R, 2);
+  v3_copy(off, w);
+  v3_axpy(off, -v3_dot(w, axis), axis);
+  return v3_norm(off);
+}
+
 double sg_body_rotation_sweep(const sg_scene *s, int i, double dt) {
   if (!geometry_moves(s, i)) return 0.0;
-  return dt * v3_norm(s->state.vel + 6 * i + 3) * rotation_lever(s, i);
+  return dt * surface_turn_rate(s, i) * rotation_lever(s, i);
 }
 
 void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3]) {

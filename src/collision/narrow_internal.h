@@ -2,6 +2,7 @@
  * segments, manifold reduction, and the world frame of a box or capsule.
  * Feature ids (uint32) used by the pairs, so that the ranges never collide within one pair:
  *   single-point smooth pairs (sphere-*, crossing capsules)  0
+ *   sphere against a wall of revolution                      0 face, 1 and 2 rims
  *   capsule end against a plane                              end index 0/1
  *   box vertex against a plane                               vertex index (bit k: sign of axis k)
  *   box face against a capsule                               face * 16 + clip end (0/1),

@@ -7,7 +7,7 @@
 #include "signorini/scene.h"
 
 const char *sg_shape_name(int shape) {
-  static const char *names[SG_SHAPE_COUNT] = {"sphere", "box", "capsule", "plane"};
+  static const char *names[SG_SHAPE_COUNT] = {"sphere", "box", "capsule", "plane", "cylinder", "cone", "disk"};
   return (shape >= 0 && shape < SG_SHAPE_COUNT) ? names[shape] : "unknown";
 }
 
@@ -197,6 +197,36 @@ static int finite_all(const double *x, int n) {
   return 1;
 }
 
+int sg_shape_is_revolved(int shape) {
+  return shape == SG_SHAPE_CYLINDER || shape == SG_SHAPE_CONE || shape == SG_SHAPE_DISK;
+}
+
+/* The cone's radii are >= 0, not both 0, its half height > 0; the disk's hole is smaller than
+ * the disk (a hole of 0 is a full disk). */
+static sg_err validate_revolved_size(int sh, const double *d, long long id, const char *where) {
+  if (sh == SG_SHAPE_CONE && !(d[0] >= 0 && d[1] >= 0 && d[0] + d[1] > 0 && d[2] > 0))
+    return sg_error_set(SG_ERR_FORMAT, "body %lld: cone size (%g, %g, %g) needs radii >= 0, not both 0, and a half height > 0 (%s)",
+                        id, d[0], d[1], d[2], where);
+  if (sh == SG_SHAPE_DISK && !(d[0] >= 0 && d[1] > d[0]))
+    return sg_error_set(SG_ERR_FORMAT, "body %lld: disk size (%g, %g) needs 0 <= hole radius < outer radius (%s)", id, d[0], d[1], where);
+  return SG_OK;
+}
+
+/* Walls of revolution have a narrow phase against spheres only: refuse any other moving shape
+ * beside them rather than let it pass through. */
+static sg_err validate_revolved_company(const sg_scene *s, const char *where) {
+  int wall = -1, other = -1;
+  for (int i = 0; i < s->n; ++i) {
+    if (sg_shape_is_revolved(s->shape[i])) wall = wall < 0 ? i : wall;
+    else if (!s->fixed[i] && s->shape[i] != SG_SHAPE_SPHERE) other = other < 0 ? i : other;
+  }
+  if (wall >= 0 && other >= 0)
+    return sg_error_set(SG_ERR_FORMAT, "body %lld: a moving %s cannot touch the %s of body %lld (walls of revolution meet spheres only) (%s)",
+                        (long long)s->gid[other], sg_shape_name(s->shape[other]), sg_shape_name(s->shape[wall]),
+                        (long long)s->gid[wall], where);
+  return SG_OK;
+}
+
 sg_err sg_scene_validate(const sg_scene *s, const char *where) {
   if (!finite_all(s->gravity, 3)) return sg_error_set(SG_ERR_FORMAT, "gravity is not finite (%s)", where);
   if (s->n_materials < 1) return sg_error_set(SG_ERR_FORMAT, "no materials (%s)", where);
@@ -224,13 +254,14 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
         !finite_all(s->state.quat + 4 * i, 4) || !finite_all(s->state.vel + 6 * i, 6) || !isfinite(s->density[i]))
       return sg_error_set(SG_ERR_FORMAT, "body %lld: NaN or Inf in its data (%s)", id, where);
     const double *d = s->size + 3 * i;
-    int nsize = sh == SG_SHAPE_SPHERE ? 1 : sh == SG_SHAPE_BOX ? 3 : sh == SG_SHAPE_CAPSULE ? 2 : 0;
+    int nsize = sh == SG_SHAPE_SPHERE ? 1 : sh == SG_SHAPE_BOX ? 3 : sh == SG_SHAPE_CAPSULE || sh == SG_SHAPE_CYLINDER ? 2 : 0;
     for (int k = 0; k < nsize; ++k)
       if (!(d[k] > 0))
         return sg_error_set(SG_ERR_FORMAT, "body %lld: %s size[%d] = %g must be positive (%s)", id,
                             sg_shape_name(sh), k, d[k], where);
-    if (sh == SG_SHAPE_PLANE && !s->fixed[i])
-      return sg_error_set(SG_ERR_FORMAT, "body %lld: a plane must be fixed (%s)", id, where);
+    SG_CHECK(validate_revolved_size(sh, d, id, where));
+    if ((sh == SG_SHAPE_PLANE || sg_shape_is_revolved(sh)) && !s->fixed[i])
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: a %s must be fixed or kinematic (%s)", id, sg_shape_name(sh), where);
     if (!s->fixed[i] && !(s->density[i] > 0))
       return sg_error_set(SG_ERR_FORMAT, "body %lld: density %g must be positive (mass would be zero or negative) (%s)",
                           id, s->density[i], where);
@@ -242,7 +273,7 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
     if (fabs(qn - 1.0) > 1e-6)
       return sg_error_set(SG_ERR_FORMAT, "body %lld: orientation is not a unit quaternion (norm %g) (%s)", id, qn, where);
   }
-  return SG_OK;
+  return validate_revolved_company(s, where);
 }
 
 double sg_scene_friction(const sg_scene *s, int a, int b) {
@@ -269,6 +300,9 @@ double sg_body_bounding_radius(const sg_scene *s, int i) {
     case SG_SHAPE_SPHERE: return d[0];
     case SG_SHAPE_CAPSULE: return d[0] + d[1];
     case SG_SHAPE_BOX: return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    case SG_SHAPE_CYLINDER: return hypot(d[0], d[1]);
+    case SG_SHAPE_CONE: return hypot(fmax(d[0], d[1]), d[2]);
+    case SG_SHAPE_DISK: return d[1];
     default: return INFINITY;
   }
 }
