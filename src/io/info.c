@@ -13,7 +13,12 @@ static void print_scene(FILE *out, const sg_scene *s) {
     kinematic += s->fixed[i] == SG_KINEMATIC;
   }
   fprintf(out, "  bodies: %d (", s->n);
-  for (int k = 0; k < SG_SHAPE_COUNT; ++k) fprintf(out, "%s%s %d", k ? ", " : "", sg_shape_name(k), count[k]);
+  const char *sep = "";
+  for (int k = 0; k < SG_SHAPE_COUNT; ++k) /* the shapes present */
+    if (count[k]) {
+      fprintf(out, "%s%s %d", sep, sg_shape_name(k), count[k]);
+      sep = ", ";
+    }
   fprintf(out, "), %d fixed", fixed);
   if (kinematic) fprintf(out, " (%d of them kinematic, %d motions)", kinematic, s->n_motions);
   fprintf(out, "\n");
