@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # How accurate is a granular flow at a given time step and iteration budget? The discharge rate W of
-# the box silo (`signorini generate silo`: 5,000 spheres of d = 2 mm, rho 2500, mu 0.5, a 32 mm bin
+# the box silo (`signorini generate silo -bin box`: 5,000 spheres of d = 2 mm, rho 2500, mu 0.5, a 32 mm bin
 # with a 12 mm square orifice, SI units) measured at several dt and -solver_max_it, and W's dt -> 0
 # limit from a least-squares line W(dt) = W0 + c dt through the runs at the default budget.
 # Prints a table (W, its fit error, the deviation from W0, mean iterations, wall time) and writes
 # silo_dt.png (W against dt) in the work folder.
 # Usage: bench/silo_dt.sh [signorini binary] [work dir]
 # Environment: RANKS (2), T_FINAL (0.6 s), WINDOW ("0.2 0.6" s), DTS ("240 480 1000 2000 4000": 1/dt),
-#              BUDGETS ("100 300": -solver_max_it, at the two largest dt), GEN_ARGS (extra generate options)
+#              BUDGETS ("100 300": -solver_max_it, at the two largest dt), GEN_ARGS (generate options; default -bin box)
 set -euo pipefail
 bin=$(realpath "${1:-build/signorini}")
 work=${2:-silo_dt}
@@ -19,7 +19,7 @@ window=${WINDOW:-"0.2 0.6"}
 dts=${DTS:-"240 480 1000 2000 4000"}
 budgets=${BUDGETS:-"100 300"}
 mkdir -p "$work" && cd "$work"
-"$bin" generate silo ${GEN_ARGS:-} -o silo.h5 > /dev/null
+"$bin" generate silo ${GEN_ARGS:--bin box} -o silo.h5 > /dev/null
 runs=()
 for inv in $dts; do
   for budget in $budgets; do

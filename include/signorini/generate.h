@@ -29,4 +29,5 @@ sg_err sg_generate_incline(sg_scene *s);
 sg_err sg_generate_stack(sg_scene *s);
 sg_err sg_generate_pile(sg_scene *s);
 sg_err sg_generate_silo(sg_scene *s);
+sg_err sg_generate_hopper(sg_scene *s);
 #endif

@@ -9,7 +9,8 @@ static const sg_scenario g_scenarios[] = {
   {"incline", "a box (or spheres) on a tilted plane", sg_generate_incline},
   {"stack", "a vertical stack of boxes on the ground", sg_generate_stack},
   {"pile", "spheres poured into an open box (or a cylinder of boxes)", sg_generate_pile},
-  {"silo", "a square bin of boxes discharging through a square orifice in its floor", sg_generate_silo},
+  {"silo", "a cylindrical silo (or a square bin of boxes) discharging through an orifice in its flat floor", sg_generate_silo},
+  {"hopper", "a cylindrical silo on a conical hopper discharging through the orifice at its apex", sg_generate_hopper},
 };
 
 const sg_scenario *sg_scenario_find(const char *name) {
