@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Same trajectory, bit for bit, on 1, 2, 3 and 4 ranks: the 10-box stack (1 s); a 300-sphere cylindrical silo
-# whose gate (a kinematic box) slides open at 0.3 s, with an outflow below the orifice and an inflow
+# whose gate (a kinematic disk) slides open at 0.3 s, with an outflow below the orifice and an inflow
 # on top (frames, deletion and insertion records, statistics), also restarted on 3 ranks from a
 # checkpoint written on 2 in the middle of the discharge; with SG_PILE=1 the 1,000-sphere pile (1 s).
 # Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
