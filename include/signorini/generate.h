@@ -30,4 +30,6 @@ sg_err sg_generate_stack(sg_scene *s);
 sg_err sg_generate_pile(sg_scene *s);
 sg_err sg_generate_silo(sg_scene *s);
 sg_err sg_generate_hopper(sg_scene *s);
+sg_err sg_generate_drum(sg_scene *s);
+sg_err sg_generate_collapse(sg_scene *s);
 #endif

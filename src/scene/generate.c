@@ -11,6 +11,8 @@ static const sg_scenario g_scenarios[] = {
   {"pile", "spheres poured into an open box (or a cylinder of boxes)", sg_generate_pile},
   {"silo", "a cylindrical silo (or a square bin of boxes) discharging through an orifice in its flat floor", sg_generate_silo},
   {"hopper", "a cylindrical silo on a conical hopper discharging through the orifice at its apex", sg_generate_hopper},
+  {"drum", "a rotating drum, partly filled with spheres", sg_generate_drum},
+  {"collapse", "a column of spheres released on a plane by lifting its tube", sg_generate_collapse},
 };
 
 const sg_scenario *sg_scenario_find(const char *name) {

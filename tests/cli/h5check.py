@@ -172,6 +172,17 @@ def mutate(src, dst, edit):
             edit_row("bodies/size", int(edit.split("_")[-1]), 0, 0.0)
         elif edit.startswith("shape7_"):                # shape7_<body>
             edit_row("bodies/shape", int(edit.split("_")[-1]), None, 7)
+        elif edit.startswith("wall_"):                  # wall_<kind>_<body>: a wall of revolution
+            kind, body = edit.split("_")[1], int(edit.split("_")[-1])
+            shape, size = {"disk": (6, [0.5, 0.2, 0]),        # hole wider than the disk
+                           "cone": (5, [0, 0, 0.1]),          # both radii 0
+                           "moving": (4, [0.5, 0.1, 0]),      # on a moving body
+                           "company": (4, [0.5, 0.5, 0])}[kind]
+            edit_row("bodies/shape", body, None, shape)
+            edit_row("bodies/size", body, None, size)
+            if kind == "company":                       # and a moving box beside it (body 6)
+                edit_row("bodies/shape", 6, None, 1)
+                edit_row("bodies/size", 6, None, [0.01, 0.01, 0.01])
         elif edit.startswith("motion_"):                # motion_<what>_<body>: a /motions row
             what, body = edit.split("_")[1], int(edit.split("_")[-1])
             v = [np.nan, 0, 0] if what == "nan" else [0.1, 0, 0]

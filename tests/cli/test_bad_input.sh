@@ -123,7 +123,8 @@ EOF
 for edit in no_size nan_position_3 negative_density_6 zero_radius_7 shape7_9 friction_not_square \
             restitution_1p5 restitution_shape \
             motion_nan_1 motion_empty_2 motion_overlap_3 motion_moving_6 \
-            region_outside region_overlap region_sink region_nan region_unit; do
+            region_outside region_overlap region_sink region_nan region_unit \
+            wall_disk_1 wall_cone_2 wall_moving_5 wall_company_1; do
   "$PY" "$H5CHECK" mutate "$SC/base.h5" "$SC/$edit.h5" "$edit" || fail "making $edit.h5"
 done
 printf 'this is a text file, not HDF5\n' >"$SC/text_scene.h5"
@@ -168,6 +169,12 @@ case_bg region_not_finite 1 region_nan.h5 regions 're:region 0' 'not finite' -- 
   run "$SC/region_nan.h5" -o out.h5 -t_final 0.01
 case_bg region_bad_rate_unit 1 region_unit.h5 regions 're:region 0' 'unit 5' -- \
   run "$SC/region_unit.h5" -o out.h5 -t_final 0.01
+case_bg disk_hole_too_wide 1 wall_disk_1.h5 're:body 1([^0-9]|$)' 'hole radius < outer radius' -- \
+  run "$SC/wall_disk_1.h5" -o out.h5 -t_final 0.01
+case_bg cone_without_radius 1 wall_cone_2.h5 're:body 2([^0-9]|$)' 'not both 0' -- run "$SC/wall_cone_2.h5" -o out.h5 -t_final 0.01
+case_bg cylinder_moving 1 wall_moving_5.h5 're:body 5([^0-9]|$)' 'fixed or kinematic' -- run "$SC/wall_moving_5.h5" -o out.h5 -t_final 0.01
+case_bg cylinder_beside_box 1 wall_company_1.h5 're:body 6([^0-9]|$)' 'cannot touch the cylinder of body 1' -- \
+  run "$SC/wall_company_1.h5" -o out.h5 -t_final 0.01
 case_bg trajectory_as_scene 1 a_trajectory.h5 -- run "$SC/a_trajectory.h5" -o out.h5 -t_final 0.01
 case_bg info_missing 1 missing.h5 -- info "$SC/missing.h5"
 case_bg info_text 1 text_scene.h5 -- info "$SC/text_scene.h5"
@@ -200,6 +207,9 @@ case_bg generate_sizes_unordered 1 -size_dist 'must be positive' -- \
   generate pile -n 5 -size_dist uniform -radius_min 0.02 -radius_max 0.01 -o scene.h5
 case_bg generate_sizes_missing 1 -size_dist 'radii [0, 0]' -- generate silo -n 5 -size_dist uniform -o scene.h5
 case_bg generate_mixture_sum 1 -mixture 'sum to 1.1' -- generate pile -n 5 -size_dist mixture -mixture 0.01:0.5,0.02:0.6 -o scene.h5
+case_bg generate_orifice_too_wide 1 -orifice 'narrower than -width' -- generate silo -n 5 -width 0.02 -orifice 0.03 -o scene.h5
+case_bg generate_hopper_orifice 1 -orifice 'narrower than -width' -- generate hopper -n 5 -width 0.02 -orifice 0.02 -o scene.h5
+case_bg generate_drum_overfilled 1 -fill 'lower -spacing or -fill' -- generate drum -fill 0.9 -o scene.h5
 case_bg generate_mixture_syntax 1 -mixture 'radius:fraction' -- generate pile -n 5 -size_dist mixture -mixture 0.01 -o scene.h5
 
 collect_cases

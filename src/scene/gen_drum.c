@@ -1,0 +1,87 @@
+/* Rotating drum: `generate drum`. A cylindrical shell of inner diameter -diameter and length
+ * -length, its axis along y through the origin, closed by two end disks; shell and ends turn
+ * together about the axis at -omega (rad/s, positive about +y) from -spin_start on (kinematic
+ * bodies with a rotate motion). The charge fills -fill of the drum's volume once settled (at a
+ * packing fraction of 0.6): spheres on a jittered lattice from the bottom of the drum up, the sites
+ * that clear the walls. The dynamic angle of repose of the rolling bed: scripts/repose_angle.py. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "signorini/generate.h"
+#include "signorini/la.h"
+#include "signorini/options.h"
+
+typedef struct {
+  long seed, n;
+  double r, density, diameter, length, omega, spin_start, fill, spacing;
+  sg_size_dist size;
+} drum_options;
+
+static sg_err read_drum_options(sg_scene *s, drum_options *o) {
+  double mu;
+  SG_CHECK(sg_size_from_options(0.001, &o->size));
+  o->r = o->size.hi;
+  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
+  SG_CHECK(sg_opt_real("-mu", 0.5, 0.0, 100.0, "friction coefficient (spheres and walls)", &mu));
+  SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
+  SG_CHECK(sg_opt_real("-diameter", 0.0, 0.0, 1e9, "inner diameter of the drum (m; 0: 40 radii)", &o->diameter));
+  SG_CHECK(sg_opt_real("-length", 0.0, 0.0, 1e9, "inner length of the drum along its axis (m; 0: 12 radii)", &o->length));
+  SG_CHECK(sg_opt_real("-omega", 3.0, -1e6, 1e6, "angular velocity of the drum about +y (rad/s)", &o->omega));
+  SG_CHECK(sg_opt_real("-spin_start", 0.2, 0.0, 1e9, "time the drum starts to turn, the charge having settled (s)", &o->spin_start));
+  SG_CHECK(sg_opt_real("-fill", 0.35, 0.01, 0.9, "fraction of the drum's volume the settled bed fills", &o->fill));
+  SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &o->spacing));
+  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
+  s->friction[0] = mu;
+  if (o->diameter <= 0) o->diameter = 40 * o->r;
+  if (o->length <= 0) o->length = 12 * o->r;
+  const double mean_volume = 4.0 / 3.0 * M_PI * pow(0.5 * (o->size.lo + o->size.hi), 3);
+  o->n = (long)ceil(o->fill * M_PI * 0.25 * o->diameter * o->diameter * o->length * 0.6 / mean_volume);
+  if (o->length < o->spacing * o->r || o->diameter < 2 * o->spacing * o->r)
+    return sg_error_set(SG_ERR_ARG, "a drum of -diameter %g and -length %g holds no lattice site", o->diameter, o->length);
+  return SG_OK;
+}
+
+/* Shell and end disks, local z along world y, turning about the axis from spin_start on. */
+static sg_err add_drum(sg_scene *s, const drum_options *o) {
+  const double R = 0.5 * o->diameter, half = 0.5 * o->length, axis_x[3] = {1, 0, 0}, spin[3] = {0, o->omega, 0};
+  const double origin[3] = {0, 0, 0}, shell[3] = {R, half, 0}, end[3] = {0, R, 0};
+  double q[4];
+  quat_from_axis_angle(q, axis_x, -0.5 * M_PI); /* local z -> world +y */
+  const double at[3][3] = {{0, 0, 0}, {0, -half, 0}, {0, half, 0}};
+  for (int k = 0; k < 3; ++k) {
+    int body;
+    SG_CHECK(sg_scene_add_body(s, k ? SG_SHAPE_DISK : SG_SHAPE_CYLINDER, k ? end : shell, 0, 1, 0, at[k], q, NULL, &body));
+    SG_CHECK(sg_scene_add_motion(s, body, SG_MOTION_ROTATE, spin, origin, o->spin_start, INFINITY));
+  }
+  return SG_OK;
+}
+
+/* Lattice sites in the drum, bottom layer first (z up), each clearing the shell and the ends. */
+static sg_err add_charge(sg_scene *s, const drum_options *o) {
+  const double h = o->spacing * o->r, jitter = 0.2 * (h - 2 * o->r), clearance = o->r + 0.5 * jitter;
+  const double R = 0.5 * o->diameter, half = 0.5 * o->length;
+  const long nx = (long)floor(o->diameter / h), ny = (long)floor((o->length - 2 * clearance) / h) + 1;
+  uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o->seed, size_state = sg_size_stream((uint64_t)o->seed);
+  long placed = 0;
+  for (long iz = 0; iz < nx && placed < o->n; ++iz)
+    for (long k = 0; k < nx * ny && placed < o->n; ++k) {
+      double x = -0.5 * nx * h + (k % nx + 0.5) * h, y = -0.5 * (ny - 1) * h + (k / nx) * h, z = -R + clearance + iz * h;
+      if (hypot(x, z) > R - clearance || fabs(y) > half - clearance) continue;
+      const double p[3] = {x + jitter * sg_lattice_jitter(&state), y, z}, size[3] = {sg_next_radius(&o->size, &size_state), 0, 0};
+      SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o->density, p, NULL, NULL, NULL));
+      ++placed;
+    }
+  if (placed < o->n)
+    return sg_error_set(SG_ERR_ARG, "-fill %g needs %ld spheres; the drum's lattice holds %ld (lower -spacing or -fill)", o->fill, o->n, placed);
+  return SG_OK;
+}
+
+sg_err sg_generate_drum(sg_scene *s) {
+  drum_options o;
+  SG_CHECK(read_drum_options(s, &o));
+  SG_CHECK(sg_scene_reserve(s, (int)o.n + 3));
+  SG_CHECK(add_drum(s, &o));
+  SG_CHECK(add_charge(s, &o));
+  s->next_gid = s->n;
+  return SG_OK;
+}
