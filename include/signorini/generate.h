@@ -25,6 +25,9 @@ sg_err sg_add_open_box(sg_scene *s, double half_x, double half_y, double height,
 /* Floor plane + a cylinder of inner radius `radius` about the z axis, made of `staves` fixed boxes. */
 sg_err sg_add_open_cylinder(sg_scene *s, double radius, double height, double wall, int staves, int material);
 
+/* -stl file [-stl_scale s -stl_position x,y,z]: a fixed mesh wall from an STL file (gen_stl.c). */
+sg_err sg_add_stl_wall_from_options(sg_scene *s);
+
 sg_err sg_generate_incline(sg_scene *s);
 sg_err sg_generate_stack(sg_scene *s);
 sg_err sg_generate_pile(sg_scene *s);

@@ -14,6 +14,7 @@ typedef struct {
   double size[3];
   double pos[3];     /* world position of the centre (planes: a point on the plane) */
   double R[9];       /* rotation, row-major; columns are the body axes in world */
+  const struct sg_mesh_tag *mesh; /* SG_SHAPE_MESH: its mesh (mesh.h); NULL otherwise */
 } sg_geom;
 
 typedef struct {
@@ -46,6 +47,8 @@ int sg_collide_box_capsule(const sg_geom *a, const sg_geom *b, double margin, sg
 int sg_collide_box_plane(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
 int sg_collide_capsule_capsule(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
 int sg_collide_capsule_plane(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
+/* A sphere against a triangle mesh: narrow_mesh.c. */
+int sg_collide_sphere_mesh(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
 /* A sphere against a wall of revolution (cylinder, cone, disk): narrow_revolved.c. */
 int sg_collide_sphere_revolved(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
 

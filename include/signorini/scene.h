@@ -5,6 +5,7 @@
 #define SIGNORINI_SCENE_H
 #include <stdint.h>
 #include "signorini/error.h"
+#include "signorini/mesh.h"
 #include "signorini/size_dist.h"
 
 #define SG_SCENE_FORMAT_VERSION 1
@@ -20,7 +21,9 @@ typedef enum {
   SG_SHAPE_CONE = 5,     /* size = (radius at z = -h, radius at z = +h, h): the side of a cone frustum */
   SG_SHAPE_DISK = 6,     /* size = (hole radius, outer radius, 0): a flat ring in the local z = 0 plane
                           * (a silo floor with its orifice; hole radius 0: a full disk) */
-  SG_SHAPE_COUNT = 7
+  SG_SHAPE_MESH = 7,     /* size = (index of the scene's mesh, 0, 0): a triangle mesh (mesh.h) in the
+                          * body frame, touched by spheres from either side; fixed or kinematic only */
+  SG_SHAPE_COUNT = 8
 } sg_shape;
 
 const char *sg_shape_name(int shape);
@@ -127,12 +130,20 @@ typedef struct {
   /* inflow and outflow regions (model; the same on every rank) */
   int n_regions;
   sg_region *regions;
+  /* triangle meshes of the SG_SHAPE_MESH bodies (model; the same on every rank), each shared by
+   * reference with the scene's copies */
+  int n_meshes;
+  sg_mesh **meshes;
   /* the global id the next inserted body gets (the same on every rank): above every id the run
    * has used, so ids are never reused */
   int64_t next_gid;
 } sg_scene;
 
 sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials);
+/* Append mesh m to the scene's meshes, taking a reference; its index in *index (may be NULL). */
+sg_err sg_scene_add_mesh(sg_scene *s, sg_mesh *m, int *index);
+/* dst's meshes become src's (shared by reference; dst's own are released). */
+sg_err sg_scene_share_meshes(sg_scene *dst, const sg_scene *src);
 sg_err sg_scene_reserve(sg_scene *s, int cap);
 void sg_scene_destroy(sg_scene *s);
 

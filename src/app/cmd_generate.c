@@ -19,6 +19,7 @@ sg_err sg_cmd_generate(MPI_Comm comm, const char *scenario) {
   SG_CHECK(sg_scene_create(&s, 16, 1));
   sg_err err = sg_opt_string("-o", "scene.h5", "output scene file", out, sizeof out, NULL);
   if (!err && sc) err = sc->build(&s);
+  if (!err) err = sg_add_stl_wall_from_options(&s);
   if (!err && sg_opt_help_requested()) {
     if (rank == 0) {
       char title[512];

@@ -10,6 +10,7 @@ void sg_scene_geom(const sg_scene *s, int i, sg_geom *g) {
   memcpy(g->size, s->size + 3 * i, sizeof g->size);
   memcpy(g->pos, s->state.pos + 3 * i, sizeof g->pos);
   quat_to_mat(g->R, s->state.quat + 4 * i);
+  g->mesh = s->shape[i] == SG_SHAPE_MESH ? s->meshes[(int)s->size[3 * i]] : NULL;
 }
 
 void sg_contacts_destroy(sg_contacts *c) {
@@ -46,7 +47,8 @@ static double rotation_lever(const sg_scene *s, int i) {
     case SG_SHAPE_BOX: return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     case SG_SHAPE_CYLINDER:
     case SG_SHAPE_CONE:
-    case SG_SHAPE_DISK: return sg_body_bounding_radius(s, i);
+    case SG_SHAPE_DISK:
+    case SG_SHAPE_MESH: return sg_body_bounding_radius(s, i);
     default: return 0.0;
   }
 }

@@ -11,13 +11,14 @@ static const sg_narrow_fn narrow_table[SG_SHAPE_COUNT][SG_SHAPE_COUNT] = {
     [SG_SHAPE_SPHERE][SG_SHAPE_CYLINDER] = sg_collide_sphere_revolved,
     [SG_SHAPE_SPHERE][SG_SHAPE_CONE] = sg_collide_sphere_revolved,
     [SG_SHAPE_SPHERE][SG_SHAPE_DISK] = sg_collide_sphere_revolved,
+    [SG_SHAPE_SPHERE][SG_SHAPE_MESH] = sg_collide_sphere_mesh,
     [SG_SHAPE_BOX][SG_SHAPE_BOX] = sg_collide_box_box,
     [SG_SHAPE_BOX][SG_SHAPE_CAPSULE] = sg_collide_box_capsule,
     [SG_SHAPE_BOX][SG_SHAPE_PLANE] = sg_collide_box_plane,
     [SG_SHAPE_CAPSULE][SG_SHAPE_CAPSULE] = sg_collide_capsule_capsule,
     [SG_SHAPE_CAPSULE][SG_SHAPE_PLANE] = sg_collide_capsule_plane,
-    /* plane-plane: planes are fixed, they never need contacts; walls of revolution meet spheres
-     * only (sg_scene_validate refuses other moving shapes beside them) */
+    /* plane-plane: planes are fixed, they never need contacts; walls of revolution and meshes
+     * meet spheres only (sg_scene_validate refuses other moving shapes beside them) */
 };
 
 int sg_collide(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out) {

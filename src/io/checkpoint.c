@@ -129,6 +129,11 @@ uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
     h = fnv_f64s(h, &m->t_end, 1);
   }
   for (int k = 0; k < s->n_regions; ++k) h = region_hash(h, &s->regions[k]); /* the same on every rank */
+  for (int k = 0; k < s->n_meshes; ++k) { /* the same on every rank */
+    const sg_mesh *m = s->meshes[k];
+    h = fnv_f64s(h, m->vertices, 3 * m->n_vertices);
+    for (int j = 0; j < 3 * m->n_triangles; ++j) h = fnv_i32(h, m->triangles[j]);
+  }
   return fnv_f64s(h, s->gravity, 3);
 }
 

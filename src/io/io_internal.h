@@ -163,6 +163,10 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
  * written beside them (collective; nothing when the scene has no motions). */
 sg_err sg_motions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_motions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
+/* The optional /meshes group (mesh_io.c): read before the bodies are checked (they name meshes
+ * by index), written beside them. */
+sg_err sg_meshes_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
+sg_err sg_meshes_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
 /* The optional /regions group (region_io.c): read after the bodies, written beside them. */
 sg_err sg_regions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_regions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);

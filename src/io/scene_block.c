@@ -135,6 +135,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   /* The whole block (moving and fixed) in file order, validated with its global ids so that
    * messages name the body as the whole read does (its row when the file has no ids). */
   if (!err) err = sg_scene_create(&blk, (int)count, (int)mm[0]);
+  err = sg_error_collective(comm, err ? err : sg_meshes_read(file, "", path, dxpl, &blk)); /* the bodies name them */
   for (int i = 0; i < count && !err; ++i) {
     const double *sz = col[SG_F_SIZE], *rho = col[SG_F_DENSITY], *p = col[SG_F_POS], *q = col[SG_F_QUAT],
                  *v = col[SG_F_VEL];

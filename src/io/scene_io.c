@@ -83,6 +83,7 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   sg_h5_close(&d);
   if (!err) err = sg_motions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_regions_write(comm, loc, file, s, dxpl);
+  if (!err) err = sg_meshes_write(comm, loc, file, s, dxpl);
   return err;
 }
 
@@ -213,8 +214,10 @@ static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t 
 /* Bodies in file order (validation names the first bad row, as the block reader does), then held
  * in ascending id as scene.h wants (a file with ids may hold them in any order). */
 static sg_err build_scene(sg_scene *s, long long n, long long m, void *const col[SG_F_COUNT], const int64_t *ids,
-                          const double *friction, const double *restitution, const double *gravity, const char *file) {
+                          const double *friction, const double *restitution, const double *gravity, const sg_scene *meshes,
+                          const char *file) {
   sg_err err = sg_scene_create(s, (int)n, (int)m);
+  if (!err) err = sg_scene_share_meshes(s, meshes);
   for (int i = 0; i < n && !err; ++i) {
     const double *sz = col[SG_F_SIZE], *rho = col[SG_F_DENSITY], *p = col[SG_F_POS], *q = col[SG_F_QUAT], *v = col[SG_F_VEL];
     const int *sh = col[SG_F_SHAPE], *mat = col[SG_F_MATERIAL], *fx = col[SG_F_FIXED];
@@ -241,7 +244,10 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
   sg_err err = read_bodies(loc, prefix, file, dxpl, col, &n, &ids);
   if (!err) err = sg_scene_next_gid_read(loc, prefix, file, &next_attr);
   if (!err) err = read_world(loc, prefix, file, dxpl, &m, &friction, &restitution, &gravity);
-  if (!err) err = build_scene(s, n, m, col, ids, friction, restitution, gravity, file);
+  sg_scene meshes = {0}; /* holds the meshes the bodies name until they are built */
+  if (!err) err = sg_meshes_read(loc, prefix, file, dxpl, &meshes);
+  if (!err) err = build_scene(s, n, m, col, ids, friction, restitution, gravity, &meshes, file);
+  sg_scene_destroy(&meshes);
   if (!err && ids) err = check_unique(ids, n, file, shown);
   if (!err) set_next_gid(s, next_attr);
   if (!err && ids) { /* sg_scene_sort_local orders the bodies; this scene stays a replicated one */

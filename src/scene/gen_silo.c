@@ -20,7 +20,7 @@
 #include "signorini/generate.h"
 #include "signorini/options.h"
 
-typedef enum { BIN_CYLINDER, BIN_BOX, BIN_HOPPER } bin_kind;
+typedef enum { BIN_CYLINDER, BIN_BOX, BIN_HOPPER, BIN_NONE } bin_kind;
 
 typedef struct {
   int bin;
@@ -39,9 +39,10 @@ static sg_err read_bin(int hopper, silo_options *o) {
     return SG_OK;
   }
   char bin[16];
-  SG_CHECK(sg_opt_choice("-bin", "cylinder", "cylinder|box", "a cylindrical silo with a circular orifice, or a square bin of boxes with a square one",
+  SG_CHECK(sg_opt_choice("-bin", "cylinder", "cylinder|box|none",
+                         "a cylindrical silo with a circular orifice, a square bin of boxes with a square one, or no bin (the box bin's lattice and gate; walls from -stl)",
                          bin, sizeof bin));
-  o->bin = strcmp(bin, "box") ? BIN_CYLINDER : BIN_BOX;
+  o->bin = !strcmp(bin, "box") ? BIN_BOX : !strcmp(bin, "none") ? BIN_NONE : BIN_CYLINDER;
   return SG_OK;
 }
 
@@ -88,7 +89,7 @@ static double container_radius(const silo_options *o, double z) {
 /* Does a sphere of the largest radius, jittered, fit at the site (x, y, z)? The box bin's
  * lattice fits its square by construction. */
 static int site_fits(const silo_options *o, double x, double y, double z, double clearance) {
-  if (o->bin == BIN_BOX) return 1;
+  if (o->bin == BIN_BOX || o->bin == BIN_NONE) return 1;
   double slope = o->bin == BIN_HOPPER && z < o->cone_height ? cos(o->half_angle) : 1.0;
   return (container_radius(o, z) - hypot(x, y)) * slope >= clearance;
 }
@@ -167,7 +168,7 @@ static sg_err add_round_bin(sg_scene *s, const silo_options *o, double top) {
 static sg_err add_gate(sg_scene *s, const silo_options *o) {
   const double hd = 0.5 * o->orifice, t = 2 * o->r, v[3] = {o->gate_speed, 0, 0};
   int gate;
-  if (o->bin == BIN_BOX) {
+  if (o->bin == BIN_BOX || o->bin == BIN_NONE) {
     const double half[3] = {hd, hd, 0.5 * t}, pos[3] = {0, 0, -0.5 * t};
     SG_CHECK(sg_scene_add_body(s, SG_SHAPE_BOX, half, 0, 1, 0, pos, NULL, NULL, &gate));
   } else {
@@ -185,7 +186,7 @@ static sg_err add_regions(sg_scene *s, const silo_options *o, double top, double
     SG_CHECK(sg_scene_add_region(s, &out, "generate silo"));
   }
   if (o->inflow_rate > 0) {
-    const double a = o->bin == BIN_BOX ? 0.5 * o->width : 0.5 * o->width * M_SQRT1_2;
+    const double a = o->bin == BIN_BOX || o->bin == BIN_NONE ? 0.5 * o->width : 0.5 * o->width * M_SQRT1_2;
     sg_region in = {.kind = SG_REGION_INFLOW, .zone = SG_ZONE_BOX, .lo = {-a, -a, top - depth}, .hi = {a, a, top},
                     .rate = o->inflow_rate, .rate_unit = SG_RATE_BODIES, .size = o->size,
                     .density = o->density, .t_end = INFINITY, .seed = (uint64_t)o->seed};
@@ -208,7 +209,7 @@ static sg_err build(sg_scene *s, const silo_options *o, const charge *c) {
   const double top = fmax((c->layers + 2) * h, o->cone_height + 2 * h) + inflow_depth;
   const double zero[3] = {0, 0, 0}, below[3] = {0, 0, -o->drop};
   SG_CHECK(sg_scene_reserve(s, (int)c->n + 12));
-  SG_CHECK(o->bin == BIN_BOX ? add_box_bin(s, o, top) : add_round_bin(s, o, top));
+  if (o->bin != BIN_NONE) SG_CHECK(o->bin == BIN_BOX ? add_box_bin(s, o, top) : add_round_bin(s, o, top));
   SG_CHECK(sg_scene_add_body(s, SG_SHAPE_PLANE, zero, 0, 1, 0, below, NULL, NULL, NULL));
   if (o->gate_open > 0) SG_CHECK(add_gate(s, o));
   SG_CHECK(add_regions(s, o, top, inflow_depth));

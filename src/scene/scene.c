@@ -7,7 +7,7 @@
 #include "signorini/scene.h"
 
 const char *sg_shape_name(int shape) {
-  static const char *names[SG_SHAPE_COUNT] = {"sphere", "box", "capsule", "plane", "cylinder", "cone", "disk"};
+  static const char *names[SG_SHAPE_COUNT] = {"sphere", "box", "capsule", "plane", "cylinder", "cone", "disk", "mesh"};
   return (shape >= 0 && shape < SG_SHAPE_COUNT) ? names[shape] : "unknown";
 }
 
@@ -44,7 +44,29 @@ void sg_scene_destroy(sg_scene *s) {
   free(s->restitution);
   free(s->motions);
   free(s->regions);
+  for (int k = 0; k < s->n_meshes; ++k) sg_mesh_release(&s->meshes[k]);
+  free(s->meshes);
   memset(s, 0, sizeof *s);
+}
+
+sg_err sg_scene_add_mesh(sg_scene *s, sg_mesh *m, int *index) {
+  sg_mesh **grown = realloc(s->meshes, ((size_t)s->n_meshes + 1) * sizeof *grown);
+  if (!grown) return sg_error_set(SG_ERR_MEM, "out of memory for the scene's meshes");
+  s->meshes = grown;
+  s->meshes[s->n_meshes] = sg_mesh_ref(m);
+  if (index) *index = s->n_meshes;
+  s->n_meshes++;
+  return SG_OK;
+}
+
+sg_err sg_scene_share_meshes(sg_scene *dst, const sg_scene *src) {
+  if (dst->meshes == src->meshes) return SG_OK;
+  for (int k = 0; k < dst->n_meshes; ++k) sg_mesh_release(&dst->meshes[k]);
+  free(dst->meshes);
+  dst->meshes = NULL;
+  dst->n_meshes = 0;
+  for (int k = 0; k < src->n_meshes; ++k) SG_CHECK(sg_scene_add_mesh(dst, src->meshes[k], NULL));
+  return SG_OK;
 }
 
 sg_err sg_scene_add_body(sg_scene *s, int shape, const double size[3], int material, int fixed,
@@ -111,7 +133,7 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   dst->regions = r;
   dst->n_regions = src->n_regions;
   dst->next_gid = src->next_gid;
-  return SG_OK;
+  return sg_scene_share_meshes(dst, src);
 }
 
 int sg_scene_find_gid(const sg_scene *s, int n, int64_t gid) {
@@ -212,16 +234,16 @@ static sg_err validate_revolved_size(int sh, const double *d, long long id, cons
   return SG_OK;
 }
 
-/* Walls of revolution have a narrow phase against spheres only: refuse any other moving shape
- * beside them rather than let it pass through. */
+/* Walls of revolution and meshes have a narrow phase against spheres only: refuse any other
+ * moving shape beside them rather than let it pass through. */
 static sg_err validate_revolved_company(const sg_scene *s, const char *where) {
   int wall = -1, other = -1;
   for (int i = 0; i < s->n; ++i) {
-    if (sg_shape_is_revolved(s->shape[i])) wall = wall < 0 ? i : wall;
+    if (sg_shape_is_revolved(s->shape[i]) || s->shape[i] == SG_SHAPE_MESH) wall = wall < 0 ? i : wall;
     else if (!s->fixed[i] && s->shape[i] != SG_SHAPE_SPHERE) other = other < 0 ? i : other;
   }
   if (wall >= 0 && other >= 0)
-    return sg_error_set(SG_ERR_FORMAT, "body %lld: a moving %s cannot touch the %s of body %lld (walls of revolution meet spheres only) (%s)",
+    return sg_error_set(SG_ERR_FORMAT, "body %lld: a moving %s cannot touch the %s of body %lld (walls of revolution and meshes meet spheres only) (%s)",
                         (long long)s->gid[other], sg_shape_name(s->shape[other]), sg_shape_name(s->shape[wall]),
                         (long long)s->gid[wall], where);
   return SG_OK;
@@ -260,7 +282,9 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
         return sg_error_set(SG_ERR_FORMAT, "body %lld: %s size[%d] = %g must be positive (%s)", id,
                             sg_shape_name(sh), k, d[k], where);
     SG_CHECK(validate_revolved_size(sh, d, id, where));
-    if ((sh == SG_SHAPE_PLANE || sg_shape_is_revolved(sh)) && !s->fixed[i])
+    if (sh == SG_SHAPE_MESH && !(d[0] >= 0 && d[0] < s->n_meshes && d[0] == floor(d[0])))
+      return sg_error_set(SG_ERR_FORMAT, "body %lld: mesh index %g is not one of the scene's %d meshes (%s)", id, d[0], s->n_meshes, where);
+    if ((sh == SG_SHAPE_PLANE || sg_shape_is_revolved(sh) || sh == SG_SHAPE_MESH) && !s->fixed[i])
       return sg_error_set(SG_ERR_FORMAT, "body %lld: a %s must be fixed or kinematic (%s)", id, sg_shape_name(sh), where);
     if (!s->fixed[i] && !(s->density[i] > 0))
       return sg_error_set(SG_ERR_FORMAT, "body %lld: density %g must be positive (mass would be zero or negative) (%s)",
@@ -303,6 +327,7 @@ double sg_body_bounding_radius(const sg_scene *s, int i) {
     case SG_SHAPE_CYLINDER: return hypot(d[0], d[1]);
     case SG_SHAPE_CONE: return hypot(fmax(d[0], d[1]), d[2]);
     case SG_SHAPE_DISK: return d[1];
+    case SG_SHAPE_MESH: return s->meshes[(int)d[0]]->bound_radius;
     default: return INFINITY;
   }
 }

@@ -170,8 +170,8 @@ def mutate(src, dst, edit):
             edit_row("bodies/density", int(edit.split("_")[-1]), None, -1000.0)
         elif edit.startswith("zero_radius_"):           # zero_radius_<body>
             edit_row("bodies/size", int(edit.split("_")[-1]), 0, 0.0)
-        elif edit.startswith("shape7_"):                # shape7_<body>
-            edit_row("bodies/shape", int(edit.split("_")[-1]), None, 7)
+        elif edit.startswith("shape99_"):               # shape99_<body>: an unknown shape code
+            edit_row("bodies/shape", int(edit.split("_")[-1]), None, 99)
         elif edit.startswith("wall_"):                  # wall_<kind>_<body>: a wall of revolution
             kind, body = edit.split("_")[1], int(edit.split("_")[-1])
             shape, size = {"disk": (6, [0.5, 0.2, 0]),        # hole wider than the disk

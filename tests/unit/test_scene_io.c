@@ -158,9 +158,9 @@ static void test_malformed(void) {
   expect_fail(p, SG_ERR_FORMAT, "body 4: density");
 
   p = fresh("shape.h5");
-  int bad_shape = 7;
+  int bad_shape = SG_SHAPE_COUNT;
   h5_poke(p, "/bodies/shape", H5T_NATIVE_INT, 5, 0, &bad_shape);
-  expect_fail(p, SG_ERR_FORMAT, "body 5: unknown shape code 7");
+  expect_fail(p, SG_ERR_FORMAT, "body 5: unknown shape code 8");
 
   p = fresh("fixed.h5");
   unsigned char two = 2;
