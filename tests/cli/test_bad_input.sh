@@ -128,6 +128,7 @@ for edit in no_size nan_position_3 negative_density_6 zero_radius_7 shape99_9 fr
   "$PY" "$H5CHECK" mutate "$SC/base.h5" "$SC/$edit.h5" "$edit" || fail "making $edit.h5"
 done
 printf 'this is a text file, not HDF5\n' >"$SC/text_scene.h5"
+printf 'solid nothing\nendsolid nothing\n' >"$SC/empty.stl"
 printf 't_final 0.01\n' >"$SC/bad_syntax.txt"   # an options file line must start with -name
 sg_run traj_as_scene "$SG" run "$SC/base.h5" -o "$SC/a_trajectory.h5" -t_final 0.01 -progress_interval 0
 check "a short run for a trajectory file: exit status 0" test "$RC" -eq 0
@@ -210,6 +211,10 @@ case_bg generate_mixture_sum 1 -mixture 'sum to 1.1' -- generate pile -n 5 -size
 case_bg generate_orifice_too_wide 1 -orifice 'narrower than -width' -- generate silo -n 5 -width 0.02 -orifice 0.03 -o scene.h5
 case_bg generate_hopper_orifice 1 -orifice 'narrower than -width' -- generate hopper -n 5 -width 0.02 -orifice 0.02 -o scene.h5
 case_bg generate_drum_overfilled 1 -fill 'lower -spacing or -fill' -- generate drum -fill 0.9 -o scene.h5
+case_bg generate_stl_missing 1 /nonexistent_dir/wall.stl 'cannot open' -- generate pile -n 5 -stl /nonexistent_dir/wall.stl -o scene.h5
+case_bg generate_stl_not_stl 1 text_scene.h5 'neither a binary STL' -- generate pile -n 5 -stl "$SC/text_scene.h5" -o scene.h5
+case_bg generate_stl_empty 1 empty.stl 'no triangles' -- generate pile -n 5 -stl "$SC/empty.stl" -o scene.h5
+case_bg generate_stl_position 1 -stl_position 'not a point' -- generate pile -n 5 -stl_position 1,2 -o scene.h5
 case_bg generate_mixture_syntax 1 -mixture 'radius:fraction' -- generate pile -n 5 -size_dist mixture -mixture 0.01 -o scene.h5
 
 collect_cases
