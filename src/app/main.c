@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "options_file.h"
 #include "signorini/error.h"
 #include "signorini/options.h"
 
@@ -48,13 +49,14 @@ int main(int argc, char **argv) {
   for (int a = 1; a + 1 < nrest; ++a)
     if (!strcmp(rest[a], "-options_file")) {
       options_file = rest[a + 1];
-      FILE *f = fopen(rest[a + 1], "r");
-      if (!f) {
-        if (rank0 == 0) fprintf(stderr, "signorini: error: cannot read options file %s\n", rest[a + 1]);
+      char why[4200] = "";
+      int ok = rank0 == 0 ? sg_options_file_check(rest[a + 1], why, sizeof why) : 0;
+      MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD); /* PETSc reads it on rank 0: its verdict for all */
+      if (!ok) {
+        if (rank0 == 0) fprintf(stderr, "signorini: error: %s\n", why);
         MPI_Finalize();
         return 1;
       }
-      fclose(f);
     }
   if (PetscInitialize(&nrest, &pargv, NULL, NULL)) {
     if (rank0 == 0) {

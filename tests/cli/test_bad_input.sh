@@ -130,6 +130,11 @@ done
 printf 'this is a text file, not HDF5\n' >"$SC/text_scene.h5"
 printf 'solid nothing\nendsolid nothing\n' >"$SC/empty.stl"
 printf 't_final 0.01\n' >"$SC/bad_syntax.txt"   # an options file line must start with -name
+printf -- '-t_final 0.02 0.03\n' >"$SC/two_values.txt"
+printf -- '-options_file %s\n' "$SC/includes_itself.txt" >"$SC/includes_itself.txt"
+head -c 300 "$SG" >"$SC/binary_options.txt"
+mkdir -p "$SC/options_dir"
+rm -f "$SC/options_fifo" && mkfifo "$SC/options_fifo"
 sg_run traj_as_scene "$SG" run "$SC/base.h5" -o "$SC/a_trajectory.h5" -t_final 0.01 -progress_interval 0
 check "a short run for a trajectory file: exit status 0" test "$RC" -eq 0
 
@@ -190,6 +195,15 @@ case_bg solver_max_it_negative 1 -solver_max_it -- run "$SC/base.h5" -o out.h5 -
 case_bg options_file_missing 1 no_such_options.txt -- \
   run "$SC/base.h5" -o out.h5 -options_file "$SC/no_such_options.txt"
 case_bg options_file_malformed 1 bad_syntax.txt -- run "$SC/base.h5" -o out.h5 -options_file "$SC/bad_syntax.txt"
+# PETSc reads an options file on rank 0 only: every rank must stop when it rejects one (no hang)
+case_bg options_file_malformed 2 bad_syntax.txt 'line 1' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/bad_syntax.txt"
+case_bg options_file_two_values 2 two_values.txt 'line 1' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/two_values.txt"
+case_bg options_file_includes_itself 2 includes_itself.txt 'may not name another' -- \
+  run "$SC/base.h5" -o out.h5 -options_file "$SC/includes_itself.txt"
+case_bg options_file_binary 2 binary_options.txt 'not a text file' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/binary_options.txt"
+case_bg options_file_directory 2 options_dir 'not a regular file' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/options_dir"
+case_bg options_file_fifo 1 options_fifo 'not a regular file' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/options_fifo"
+case_bg options_file_proc_mem 1 /proc/self/mem 'unknown size' -- run "$SC/base.h5" -o out.h5 -options_file /proc/self/mem
 case_bg stray_argument 1 stray.h5 -- run "$SC/base.h5" stray.h5 -o out.h5 -t_final 0.01
 case_bg info_unknown_option 1 -bogus -- info "$SC/base.h5" -bogus 1
 
