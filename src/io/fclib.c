@@ -280,9 +280,7 @@ done:
 
 sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp) {
   memset(fp, 0, sizeof *fp);
-  FILE *probe = fopen(path, "rb");
-  if (!probe) return sg_error_set(SG_ERR_IO, "cannot open %s: no such readable file", path);
-  fclose(probe);
+  SG_CHECK(sg_fs_readable_file(path));
   sg_h5_quiet();
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);

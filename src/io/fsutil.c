@@ -55,19 +55,19 @@ sg_err sg_fs_check_dir(MPI_Comm comm, const char *path) {
   return sg_error_collective(comm, err);
 }
 
+sg_err sg_fs_readable_file(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return sg_error_set(SG_ERR_IO, "cannot open %s: %s", path, errno == ENOENT ? "no such file" : strerror(errno));
+  if (S_ISDIR(st.st_mode)) return sg_error_set(SG_ERR_IO, "cannot open %s: it is a directory", path);
+  /* a FIFO, a device or a socket would block the open or the reads */
+  if (!S_ISREG(st.st_mode)) return sg_error_set(SG_ERR_IO, "cannot open %s: not a regular file", path);
+  if (access(path, R_OK) != 0) return sg_error_set(SG_ERR_IO, "cannot open %s: permission denied", path);
+  return SG_OK;
+}
+
 sg_err sg_fs_check_readable(MPI_Comm comm, const char *path) {
-  sg_err err = SG_OK;
-  if (comm_rank(comm) == 0) {
-    struct stat st;
-    if (stat(path, &st) != 0)
-      err = sg_error_set(SG_ERR_IO, "cannot open %s: %s", path,
-                         errno == ENOENT ? "no such file" : strerror(errno));
-    else if (S_ISDIR(st.st_mode))
-      err = sg_error_set(SG_ERR_IO, "cannot open %s: it is a directory", path);
-    else if (access(path, R_OK) != 0)
-      err = sg_error_set(SG_ERR_IO, "cannot open %s: permission denied", path);
-  }
-  return sg_error_collective(comm, err);
+  return sg_error_collective(comm, comm_rank(comm) == 0 ? sg_fs_readable_file(path) : SG_OK);
 }
 
 sg_err sg_fs_rename(MPI_Comm comm, const char *from, const char *to) {

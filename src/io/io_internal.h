@@ -150,6 +150,8 @@ char *sg_fs_tmp_name(MPI_Comm comm, const char *path, const char *suffix);
 sg_err sg_fs_check_dir(MPI_Comm comm, const char *path);
 /* Why `path` cannot be read: SG_OK when it is a readable regular file. */
 sg_err sg_fs_check_readable(MPI_Comm comm, const char *path);
+/* The same on the calling rank alone. */
+sg_err sg_fs_readable_file(const char *path);
 sg_err sg_fs_rename(MPI_Comm comm, const char *from, const char *to);
 void sg_fs_remove(MPI_Comm comm, const char *path);
 /* Write a whole text file atomically (temporary name, then rename); caller is one rank only. */

@@ -182,6 +182,9 @@ case_bg cylinder_moving 1 wall_moving_5.h5 're:body 5([^0-9]|$)' 'fixed or kinem
 case_bg cylinder_beside_box 1 wall_company_1.h5 're:body 6([^0-9]|$)' 'cannot touch the cylinder of body 1' -- \
   run "$SC/wall_company_1.h5" -o out.h5 -t_final 0.01
 case_bg trajectory_as_scene 1 a_trajectory.h5 -- run "$SC/a_trajectory.h5" -o out.h5 -t_final 0.01
+case_bg info_fifo 1 options_fifo 'not a regular file' -- info "$SC/options_fifo"
+case_bg scene_fifo 2 options_fifo 'not a regular file' -- run "$SC/options_fifo" -o out.h5 -t_final 0.01
+case_bg fclib_fifo 1 options_fifo 'not a regular file' -- fclib "$SC/options_fifo"
 case_bg info_missing 1 missing.h5 -- info "$SC/missing.h5"
 case_bg info_text 1 text_scene.h5 -- info "$SC/text_scene.h5"
 
