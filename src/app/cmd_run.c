@@ -154,8 +154,12 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err && o.restarting) err = check_same_as_checkpoint("-theta", prm.theta, ck.theta, o.restart);
   long long start_step = s.state.step, n_total = 0;
   if (!err) {
-    n_total = llround(o.t_final / prm.dt);
-    if (n_total < start_step)
+    const double steps = o.t_final / prm.dt;
+    if (!(steps <= 9007199254740992.0)) /* 2^53: llround's result is exact and a step count fits a long */
+      err = sg_error_set(SG_ERR_ARG, "-t_final %g / -dt %g = %.3g steps is more than a run can count (at most 2^53)", o.t_final,
+                         prm.dt, steps);
+    n_total = err ? 0 : llround(steps);
+    if (!err && n_total < start_step)
       err = sg_error_set(SG_ERR_ARG, "-t_final %g is before the time of the checkpoint %s (t = %.6g s, step %lld)",
                          o.t_final, o.restart, s.state.time, start_step);
   }

@@ -154,7 +154,8 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
 
   /* This block's moving bodies stay here, its fixed bodies go to every rank; then gid order
    * (scene.h's layout). */
-  if (!err) err = sg_scene_update_mass(&blk);
+  if (!err && (err = sg_scene_update_mass(&blk))) sg_error_append(" (%s)", path);
+  err = sg_error_collective(comm, err);
   int *off = err ? NULL : sg_calloc((size_t)blk.n + 1, sizeof *off, "block plan");
   long long n_dest = 0;
   for (int i = 0; i < blk.n; ++i) n_dest += blk.fixed[i] ? nranks : 1;

@@ -187,6 +187,11 @@ sg_err sg_body_update_mass(sg_scene *s, int i) {
       return sg_error_set(SG_ERR_FORMAT, "body %lld: shape %s cannot move (it must be fixed)", (long long)s->gid[i],
                           sg_shape_name(s->shape[i]));
   }
+  /* a size or density so small or large that the mass or a moment under- or overflows: refused
+   * here, where the body can be named, rather than as a singular matrix in step 1 */
+  if (!(isnormal(m) && m > 0 && isnormal(I[0]) && isnormal(I[1]) && isnormal(I[2])))
+    return sg_error_set(SG_ERR_FORMAT, "body %lld: its mass %g or inertia (%g, %g, %g) is not a positive normal number (density %g)",
+                        (long long)s->gid[i], m, I[0], I[1], I[2], rho);
   s->mass[i] = m;
   return SG_OK;
 }

@@ -168,6 +168,8 @@ def mutate(src, dst, edit):
             edit_row("bodies/position", int(edit.split("_")[-1]), 1, np.nan)
         elif edit.startswith("negative_density_"):      # negative_density_<body>
             edit_row("bodies/density", int(edit.split("_")[-1]), None, -1000.0)
+        elif edit.startswith("tiny_radius_"):           # tiny_radius_<body>: its mass underflows
+            edit_row("bodies/size", int(edit.split("_")[-1]), 0, 1e-200)
         elif edit.startswith("zero_radius_"):           # zero_radius_<body>
             edit_row("bodies/size", int(edit.split("_")[-1]), 0, 0.0)
         elif edit.startswith("shape99_"):               # shape99_<body>: an unknown shape code

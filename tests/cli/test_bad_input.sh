@@ -120,7 +120,7 @@ with h5py.File(sys.argv[1], "r") as f:
 assert sh[0] == 3 and sh[1:5] == [1] * 4 and all(s == 0 for s in sh[5:]) and len(sh) >= 10, sh
 assert fx[:5] == [1] * 5 and all(v == 0 for v in fx[5:]), fx
 EOF
-for edit in no_size nan_position_3 negative_density_6 zero_radius_7 shape99_9 friction_not_square \
+for edit in no_size nan_position_3 negative_density_6 zero_radius_7 tiny_radius_6 shape99_9 friction_not_square \
             restitution_1p5 restitution_shape \
             motion_nan_1 motion_empty_2 motion_overlap_3 motion_moving_6 \
             region_outside region_overlap region_sink region_nan region_unit \
@@ -146,6 +146,8 @@ case_bg nan_position 1 nan_position_3.h5 're:body 3([^0-9]|$)' -- run "$SC/nan_p
 case_bg negative_density 1 negative_density_6.h5 're:body 6([^0-9]|$)' density -- \
   run "$SC/negative_density_6.h5" -o out.h5 -t_final 0.01
 case_bg zero_radius 1 zero_radius_7.h5 're:body 7([^0-9]|$)' -- run "$SC/zero_radius_7.h5" -o out.h5 -t_final 0.01
+case_bg mass_underflow 1 tiny_radius_6.h5 're:body 6([^0-9]|$)' 'positive normal number' -- run "$SC/tiny_radius_6.h5" -o out.h5 -t_final 0.01
+case_bg mass_underflow 2 tiny_radius_6.h5 're:body 6([^0-9]|$)' 'positive normal number' -- run "$SC/tiny_radius_6.h5" -o out.h5 -t_final 0.01
 case_bg unknown_shape 1 shape99_9.h5 're:body 9([^0-9]|$)' 're:shape' -- run "$SC/shape99_9.h5" -o out.h5 -t_final 0.01
 case_bg friction_not_square 1 friction_not_square.h5 materials/friction -- \
   run "$SC/friction_not_square.h5" -o out.h5 -t_final 0.01
@@ -192,6 +194,7 @@ case_section "bad options"
 case_bg unknown_option 1 -no_such_option -- run "$SC/base.h5" -o out.h5 -t_final 0.01 -no_such_option 1
 case_bg dt_not_a_number 1 -dt abc -- run "$SC/base.h5" -o out.h5 -t_final 0.01 -dt abc
 case_bg t_final_negative 1 -t_final -- run "$SC/base.h5" -o out.h5 -t_final -1
+case_bg step_count_overflow 1 -t_final -dt 'more than a run can count' -- run "$SC/base.h5" -o out.h5 -t_final 1e8 -dt 1e-12
 case_bg t_final_no_value 1 -t_final -- run "$SC/base.h5" -o out.h5 -t_final
 case_bg solver_unknown 1 -solver nosuch -- run "$SC/base.h5" -o out.h5 -t_final 0.01 -solver nosuch
 case_bg solver_max_it_negative 1 -solver_max_it -- run "$SC/base.h5" -o out.h5 -t_final 0.01 -solver_max_it -5
