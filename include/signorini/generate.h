@@ -19,6 +19,15 @@ double sg_lattice_jitter(uint64_t *state);                       /* uniform in [
  * from the jitter's, so that one size leaves the positions as they were before sizes could vary. */
 uint64_t sg_size_stream(uint64_t seed);
 double sg_next_radius(const sg_size_dist *d, uint64_t *state);
+/* The grains of a generator: sizes (-size_dist ..., default radius), -density, -mu (material 0's
+ * friction), -restitution, -spacing of the lattice in radii, -seed of its jitter. */
+typedef struct {
+  sg_size_dist size;
+  double r; /* the largest radius */
+  double density, spacing;
+  long seed;
+} sg_grains;
+sg_err sg_grains_from_options(sg_scene *s, double radius, double mu_default, const char *mu_help, sg_grains *g);
 sg_err sg_add_ground(sg_scene *s, int material);                  /* plane z = 0 */
 sg_err sg_add_open_box(sg_scene *s, double half_x, double half_y, double height, double wall,
                        int material);                             /* floor plane + 4 fixed walls */

@@ -14,38 +14,31 @@
 #include <string.h>
 
 typedef struct {
-  long seed, n;
-  double r, density, column_radius, aspect, release, lift_speed, spacing, base_radius;
+  sg_grains g;
+  long n;
+  double r, column_radius, aspect, release, lift_speed, base_radius;
   int rough;
-  sg_size_dist size;
 } collapse_options;
 
 static sg_err read_collapse_options(sg_scene *s, collapse_options *o) {
-  double mu;
-  SG_CHECK(sg_size_from_options(0.001, &o->size));
-  o->r = o->size.hi;
-  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
-  SG_CHECK(sg_opt_real("-mu", 0.5, 0.0, 100.0, "friction coefficient (spheres, plane and tube)", &mu));
-  SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
+  SG_CHECK(sg_grains_from_options(s, 0.001, 0.5, "friction coefficient (spheres, base and tube)", &o->g));
+  o->r = o->g.r;
   SG_CHECK(sg_opt_real("-column_radius", 0.0, 0.0, 1e9, "radius of the column (m; 0: 20 radii)", &o->column_radius));
   SG_CHECK(sg_opt_real("-aspect", 1.0, 0.05, 100.0, "aspect ratio of the settled column: height over radius", &o->aspect));
   SG_CHECK(sg_opt_real("-release", 0.3, 0.0, 1e9, "time the tube starts to rise, the column having settled (s)", &o->release));
   SG_CHECK(sg_opt_real("-lift_speed", 1.0, 1e-9, 1e9, "speed of the rising tube (m/s)", &o->lift_speed));
-  SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &o->spacing));
-  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
   char base[16];
   SG_CHECK(sg_opt_choice("-base", "rough", "rough|smooth", "a plane covered with fixed spheres, or the bare plane", base, sizeof base));
   SG_CHECK(sg_opt_real("-base_radius", 0.0, 0.0, 1e9, "radius of the rough base (m; 0: beyond the runout of Lube et al. 2004, by half of it)", &o->base_radius));
-  s->friction[0] = mu;
   o->rough = !strcmp(base, "rough");
   if (o->column_radius <= 0) o->column_radius = 20 * o->r;
   if (o->base_radius <= 0) {
     const double runout = o->aspect < 1.7 ? 1.24 * o->aspect : 1.6 * sqrt(o->aspect);
     o->base_radius = o->column_radius * (1 + 1.5 * runout) + 4 * o->r;
   }
-  if (o->column_radius < o->spacing * o->r)
+  if (o->column_radius < o->g.spacing * o->r)
     return sg_error_set(SG_ERR_ARG, "-column_radius %g holds no lattice site", o->column_radius);
-  const double mean_volume = 4.0 / 3.0 * M_PI * pow(0.5 * (o->size.lo + o->size.hi), 3);
+  const double mean_volume = 4.0 / 3.0 * M_PI * pow(0.5 * (o->g.size.lo + o->g.size.hi), 3);
   o->n = (long)ceil(M_PI * o->column_radius * o->column_radius * o->aspect * o->column_radius * 0.6 / mean_volume);
   return SG_OK;
 }
@@ -66,9 +59,9 @@ static sg_err add_base(sg_scene *s, const collapse_options *o) {
 /* The charge, layer by layer from `base_top` up: sites that clear the tube. Returns the height of
  * its top. */
 static sg_err add_charge(sg_scene *s, const collapse_options *o, double base_top, double *top) {
-  const double h = o->spacing * o->r, jitter = 0.2 * (h - 2 * o->r), clearance = o->r + 0.5 * jitter;
+  const double h = o->g.spacing * o->r, jitter = 0.2 * (h - 2 * o->r), clearance = o->r + 0.5 * jitter;
   const long nx = (long)floor(2 * o->column_radius / h);
-  uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o->seed, size_state = sg_size_stream((uint64_t)o->seed);
+  uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o->g.seed, size_state = sg_size_stream((uint64_t)o->g.seed);
   long placed = 0;
   double z = o->r;
   for (long iz = 0; placed < o->n; ++iz) {
@@ -77,8 +70,8 @@ static sg_err add_charge(sg_scene *s, const collapse_options *o, double base_top
       double x = -0.5 * nx * h + (k % nx + 0.5) * h, y = -0.5 * nx * h + (k / nx + 0.5) * h;
       if (hypot(x, y) > o->column_radius - clearance) continue;
       const double p[3] = {x + jitter * sg_lattice_jitter(&state), y + jitter * sg_lattice_jitter(&state), z};
-      const double size[3] = {sg_next_radius(&o->size, &size_state), 0, 0};
-      SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o->density, p, NULL, NULL, NULL));
+      const double size[3] = {sg_next_radius(&o->g.size, &size_state), 0, 0};
+      SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o->g.density, p, NULL, NULL, NULL));
       ++placed;
     }
   }

@@ -12,31 +12,24 @@
 #include "signorini/options.h"
 
 typedef struct {
-  long seed, n;
-  double r, density, diameter, length, omega, spin_start, fill, spacing;
-  sg_size_dist size;
+  sg_grains g;
+  long n;
+  double diameter, length, omega, spin_start, fill;
 } drum_options;
 
 static sg_err read_drum_options(sg_scene *s, drum_options *o) {
-  double mu;
-  SG_CHECK(sg_size_from_options(0.001, &o->size));
-  o->r = o->size.hi;
-  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
-  SG_CHECK(sg_opt_real("-mu", 0.5, 0.0, 100.0, "friction coefficient (spheres and walls)", &mu));
-  SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
+  SG_CHECK(sg_grains_from_options(s, 0.001, 0.5, "friction coefficient (spheres and walls)", &o->g));
+  const double r = o->g.r;
   SG_CHECK(sg_opt_real("-diameter", 0.0, 0.0, 1e9, "inner diameter of the drum (m; 0: 40 radii)", &o->diameter));
   SG_CHECK(sg_opt_real("-length", 0.0, 0.0, 1e9, "inner length of the drum along its axis (m; 0: 12 radii)", &o->length));
   SG_CHECK(sg_opt_real("-omega", 3.0, -1e6, 1e6, "angular velocity of the drum about +y (rad/s)", &o->omega));
   SG_CHECK(sg_opt_real("-spin_start", 0.2, 0.0, 1e9, "time the drum starts to turn, the charge having settled (s)", &o->spin_start));
   SG_CHECK(sg_opt_real("-fill", 0.35, 0.01, 0.9, "fraction of the drum's volume the settled bed fills", &o->fill));
-  SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &o->spacing));
-  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
-  s->friction[0] = mu;
-  if (o->diameter <= 0) o->diameter = 40 * o->r;
-  if (o->length <= 0) o->length = 12 * o->r;
-  const double mean_volume = 4.0 / 3.0 * M_PI * pow(0.5 * (o->size.lo + o->size.hi), 3);
+  if (o->diameter <= 0) o->diameter = 40 * r;
+  if (o->length <= 0) o->length = 12 * r;
+  const double mean_volume = 4.0 / 3.0 * M_PI * pow(0.5 * (o->g.size.lo + o->g.size.hi), 3);
   o->n = (long)ceil(o->fill * M_PI * 0.25 * o->diameter * o->diameter * o->length * 0.6 / mean_volume);
-  if (o->length < o->spacing * o->r || o->diameter < 2 * o->spacing * o->r)
+  if (o->length < o->g.spacing * r || o->diameter < 2 * o->g.spacing * r)
     return sg_error_set(SG_ERR_ARG, "a drum of -diameter %g and -length %g holds no lattice site", o->diameter, o->length);
   return SG_OK;
 }
@@ -58,17 +51,18 @@ static sg_err add_drum(sg_scene *s, const drum_options *o) {
 
 /* Lattice sites in the drum, bottom layer first (z up), each clearing the shell and the ends. */
 static sg_err add_charge(sg_scene *s, const drum_options *o) {
-  const double h = o->spacing * o->r, jitter = 0.2 * (h - 2 * o->r), clearance = o->r + 0.5 * jitter;
+  const sg_grains *g = &o->g;
+  const double h = g->spacing * g->r, jitter = 0.2 * (h - 2 * g->r), clearance = g->r + 0.5 * jitter;
   const double R = 0.5 * o->diameter, half = 0.5 * o->length;
   const long nx = (long)floor(o->diameter / h), ny = (long)floor((o->length - 2 * clearance) / h) + 1;
-  uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)o->seed, size_state = sg_size_stream((uint64_t)o->seed);
+  uint64_t state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)g->seed, size_state = sg_size_stream((uint64_t)g->seed);
   long placed = 0;
   for (long iz = 0; iz < nx && placed < o->n; ++iz)
     for (long k = 0; k < nx * ny && placed < o->n; ++k) {
       double x = -0.5 * nx * h + (k % nx + 0.5) * h, y = -0.5 * (ny - 1) * h + (k / nx) * h, z = -R + clearance + iz * h;
       if (hypot(x, z) > R - clearance || fabs(y) > half - clearance) continue;
-      const double p[3] = {x + jitter * sg_lattice_jitter(&state), y, z}, size[3] = {sg_next_radius(&o->size, &size_state), 0, 0};
-      SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, o->density, p, NULL, NULL, NULL));
+      const double p[3] = {x + jitter * sg_lattice_jitter(&state), y, z}, size[3] = {sg_next_radius(&g->size, &size_state), 0, 0};
+      SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, g->density, p, NULL, NULL, NULL));
       ++placed;
     }
   if (placed < o->n)

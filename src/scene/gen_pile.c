@@ -29,20 +29,18 @@ static int lattice_site(const pile_options *o, long nx, long ix, long iy, long i
 }
 
 static sg_err read_pile_options(sg_scene *s, pile_options *o) {
-  double mu, spread;
   char container[16];
+  sg_grains g;
   SG_CHECK(sg_opt_int("-n", 2000, 1, 100000000, "number of spheres", &o->n));
-  SG_CHECK(sg_size_from_options(0.01, &o->size));
-  o->r = o->size.hi;
-  SG_CHECK(sg_opt_real("-mu", 0.3, 0.0, 100.0, "friction coefficient", &mu));
-  SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
-  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
-  SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &spread));
-  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
+  SG_CHECK(sg_grains_from_options(s, 0.01, 0.3, "friction coefficient", &g));
+  o->size = g.size;
+  o->r = g.r;
+  o->density = g.density;
+  o->seed = g.seed;
+  const double spread = g.spacing;
   SG_CHECK(sg_opt_choice("-container", "box", "box|cylinder", "an open box, or a cylinder of -staves fixed boxes", container, sizeof container));
   SG_CHECK(sg_opt_real("-diameter", 0.0, 0.0, 1e9, "inner diameter of the cylinder (m; 0: the width of the box)", &o->diameter));
   SG_CHECK(sg_opt_int("-staves", 32, 3, 100000, "boxes around the cylinder", &o->staves));
-  s->friction[0] = mu;
   o->h = spread * o->r;
   o->cylinder = !strcmp(container, "cylinder");
   if (o->cylinder && o->diameter > 0 && o->diameter < 2 * o->h)

@@ -47,24 +47,22 @@ static sg_err read_bin(int hopper, silo_options *o) {
 }
 
 static sg_err read_silo_options(sg_scene *s, int hopper, silo_options *o) {
-  double mu;
+  sg_grains g;
   SG_CHECK(read_bin(hopper, o));
   SG_CHECK(sg_opt_int("-n", 5000, 0, 100000000, "number of spheres (0: none, with -inflow_rate)", &o->n));
-  SG_CHECK(sg_size_from_options(0.001, &o->size));
-  o->r = o->size.hi;
-  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &o->density));
-  SG_CHECK(sg_opt_real("-mu", 0.5, 0.0, 100.0, "friction coefficient", &mu));
-  SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)", &s->restitution[0]));
+  SG_CHECK(sg_grains_from_options(s, 0.001, 0.5, "friction coefficient", &g));
+  o->size = g.size;
+  o->r = g.r;
+  o->density = g.density;
+  o->spacing = g.spacing;
+  o->seed = g.seed;
   SG_CHECK(sg_opt_real("-width", 0.0, 0.0, 1e9, "inner diameter of the silo, or inner width of the box bin (m; 0: 32 radii)", &o->width));
   SG_CHECK(sg_opt_real("-orifice", 0.0, 0.0, 1e9, "diameter of the orifice, or side of the box bin's square one (m; 0: 12 radii)", &o->orifice));
   SG_CHECK(sg_opt_real("-drop", 0.0, 0.0, 1e9, "depth of the catch plane below the orifice (m; 0: 100 radii)", &o->drop));
-  SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &o->spacing));
-  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &o->seed));
   SG_CHECK(sg_opt_real("-gate_open", 0.0, 0.0, 1e9, "a gate closes the orifice until this time (s; 0: no gate)", &o->gate_open));
   SG_CHECK(sg_opt_real("-gate_speed", 0.0, 0.0, 1e9, "speed of the opening gate (m/s; 0: 50 radii per second)", &o->gate_speed));
   SG_CHECK(sg_opt_real("-outflow_depth", 0.0, 0.0, 1e9, "delete spheres whose centre is this far below the orifice (m; 0: none)", &o->outflow_depth));
   SG_CHECK(sg_opt_real("-inflow_rate", 0.0, 0.0, 1e9, "spheres per second entering at the top of the bin (0: none)", &o->inflow_rate));
-  s->friction[0] = mu;
   if (o->gate_speed <= 0) o->gate_speed = 50 * o->r;
   if (o->width <= 0) o->width = 32 * o->r;
   if (o->orifice <= 0) o->orifice = 12 * o->r;

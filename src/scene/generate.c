@@ -4,6 +4,7 @@
 #include <string.h>
 #include "signorini/generate.h"
 #include "signorini/la.h"
+#include "signorini/options.h"
 
 static const sg_scenario g_scenarios[] = {
   {"incline", "a box (or spheres) on a tilted plane", sg_generate_incline},
@@ -40,6 +41,20 @@ double sg_lattice_jitter(uint64_t *state) {
 uint64_t sg_size_stream(uint64_t seed) { return 0xD1B54A32D192ED03ULL ^ seed; }
 
 double sg_next_radius(const sg_size_dist *d, uint64_t *state) { return sg_size_sample(d, sg_lattice_jitter(state) + 0.5); }
+
+sg_err sg_grains_from_options(sg_scene *s, double radius, double mu_default, const char *mu_help, sg_grains *g) {
+  double mu;
+  SG_CHECK(sg_size_from_options(radius, &g->size));
+  g->r = g->size.hi;
+  SG_CHECK(sg_opt_real("-density", 2500.0, 1e-9, 1e12, "density (kg/m^3)", &g->density));
+  SG_CHECK(sg_opt_real("-mu", mu_default, 0.0, 100.0, mu_help, &mu));
+  SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)",
+                       &s->restitution[0]));
+  SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &g->spacing));
+  SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &g->seed));
+  s->friction[0] = mu;
+  return SG_OK;
+}
 
 sg_err sg_add_ground(sg_scene *s, int material) {
   const double zero[3] = {0, 0, 0};
