@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "io/io_internal.h"
 #include "signorini/cone.h"
 #include "signorini/fclib.h"
@@ -526,12 +527,12 @@ static sg_err write_vec(hid_t g, const char *name, const char *file, int len, co
   return sg_h5_write_vector(g, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, len, x, file);
 }
 
-sg_err sg_fclib_write_solution(const char *in_path, const char *out_path, const sg_fclib_problem *fp,
-                               const double *v, const double *u, const double *r) {
-  if (!strcmp(in_path, out_path)) return sg_error_set(SG_ERR_ARG, "%s: the solution goes into a copy, not the input", out_path);
-  SG_CHECK(copy_file(in_path, out_path));
+/* The copy with its /solution group, written to `tmp`. */
+static sg_err write_solution_copy(const char *in_path, const char *tmp, const char *out_path, const sg_fclib_problem *fp,
+                                  const double *v, const double *u, const double *r) {
+  SG_CHECK(copy_file(in_path, tmp));
   sg_h5_quiet();
-  hid_t f = H5Fopen(out_path, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
   if (f < 0) return sg_error_set(SG_ERR_IO, "cannot open %s for writing", out_path);
   sg_err err = SG_OK;
   hid_t g = H5I_INVALID_HID;
@@ -543,6 +544,22 @@ sg_err sg_fclib_write_solution(const char *in_path, const char *out_path, const 
   if (!err) err = write_vec(g, "u", out_path, fp->m, u);
   if (!err) err = write_vec(g, "r", out_path, fp->m, r);
   sg_h5_close(&g);
-  if (H5Fclose(f) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot close %s", out_path);
+  if (H5Fclose(f) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s (closing it failed: disk full?)", out_path);
+  return err;
+}
+
+/* Atomic: the copy is written under a temporary name and renamed once complete, so a failure
+ * (a full disk) never leaves a truncated file under the final name. */
+sg_err sg_fclib_write_solution(const char *in_path, const char *out_path, const sg_fclib_problem *fp,
+                               const double *v, const double *u, const double *r) {
+  if (!strcmp(in_path, out_path)) return sg_error_set(SG_ERR_ARG, "%s: the solution goes into a copy, not the input", out_path);
+  size_t n = strlen(out_path) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) return sg_error_set(SG_ERR_MEM, "out of memory writing %s", out_path);
+  snprintf(tmp, n, "%s.tmp.%ld", out_path, (long)getpid());
+  sg_err err = write_solution_copy(in_path, tmp, out_path, fp, v, u, r);
+  if (!err && rename(tmp, out_path) != 0) err = sg_error_set(SG_ERR_IO, "cannot write %s: renaming %s failed", out_path, tmp);
+  if (err) unlink(tmp);
+  free(tmp);
   return err;
 }
