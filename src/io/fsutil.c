@@ -37,8 +37,18 @@ static void dir_of(const char *path, char *dir, size_t len) {
   else snprintf(dir, len, "%.*s", (int)(slash - path), path);
 }
 
+/* Open MPI's MPI-IO overflows a buffer on longer file names (and crashes): refuse them first. */
+#define SG_MPIIO_PATH_MAX 200
+static sg_err check_length(const char *path) {
+  size_t len = strlen(path);
+  if (len <= SG_MPIIO_PATH_MAX) return SG_OK;
+  return sg_error_set(SG_ERR_IO, "file name %.40s...%s is %zu characters long, more than the %d that MPI-IO handles (use a shorter or relative path)",
+                      path, path + len - 20, len, SG_MPIIO_PATH_MAX);
+}
+
 sg_err sg_fs_check_dir(MPI_Comm comm, const char *path) {
   sg_err err = SG_OK;
+  if (comm_rank(comm) == 0 && (err = check_length(path))) return sg_error_collective(comm, err);
   if (comm_rank(comm) == 0) {
     char dir[4096];
     struct stat st;
@@ -57,6 +67,7 @@ sg_err sg_fs_check_dir(MPI_Comm comm, const char *path) {
 
 sg_err sg_fs_readable_file(const char *path) {
   struct stat st;
+  SG_CHECK(check_length(path));
   if (stat(path, &st) != 0)
     return sg_error_set(SG_ERR_IO, "cannot open %s: %s", path, errno == ENOENT ? "no such file" : strerror(errno));
   if (S_ISDIR(st.st_mode)) return sg_error_set(SG_ERR_IO, "cannot open %s: it is a directory", path);

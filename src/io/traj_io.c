@@ -597,7 +597,7 @@ static char *xmf_name(const char *path) {
 
 const char *sg_traj_partial_name(const sg_traj_writer *w) { return w ? w->tmp : ""; }
 
-/* The .xmf beside the renamed file, written by rank 0 (collective, agreed). */
+/* The .xmf beside the final name of the trajectory, written by rank 0 before the rename (collective, agreed). */
 static sg_err write_xmf(sg_traj_writer *w) {
   sg_err xerr = SG_OK;
   if (w->rank == 0) {
@@ -617,6 +617,8 @@ sg_err sg_traj_close(sg_traj_writer *w, int mode) {
   if (mode == SG_TRAJ_KEEP_PARTIAL) err = flush_buffers(w); /* everything up to the stop, complete stays 0 */
   if (success) {
     err = flush_buffers(w);
+    /* the companion first: a trajectory whose .xmf could not be written (a full disk) is not complete */
+    if (!err) err = write_xmf(w);
     /* Set last, so that a file whose run stopped early never claims to be complete. */
     if (!err) err = sg_error_collective(w->comm, sg_h5_attr_write_int(w->file, "complete", 1, w->path));
   }
@@ -626,7 +628,6 @@ sg_err sg_traj_close(sg_traj_writer *w, int mode) {
   w->file = H5I_INVALID_HID;
   err = sg_error_collective(w->comm, err);
   if (success && !err) err = sg_fs_rename(w->comm, w->tmp, w->path);
-  if (success && !err) err = write_xmf(w);
   /* A failed run leaves nothing; a failed finish or a stopped run keeps the .partial (complete = 0). */
   if (mode == SG_TRAJ_DISCARD) sg_fs_remove(w->comm, w->tmp);
   writer_free(w);

@@ -215,6 +215,9 @@ case_bg info_unknown_option 1 -bogus -- info "$SC/base.h5" -bogus 1
 
 case_section "bad output paths"
 case_bg output_dir_missing 1 /nonexistent_dir/out.h5 -- run "$SC/base.h5" -o /nonexistent_dir/out.h5 -t_final 0.01
+long_name=$(printf 'x%.0s' $(seq 1 240)).h5   # Open MPI's MPI-IO crashes on such names: refused first
+case_bg output_name_too_long 2 'characters long' -- run "$SC/base.h5" -o "$long_name" -t_final 0.01
+case_bg scene_name_too_long 1 'characters long' -- info "$long_name"
 case_bg output_is_directory 1 "$SC" -- run "$SC/base.h5" -o "$SC" -t_final 0.01
 case_bg generate_dir_missing 1 /nonexistent_dir/scene.h5 -- generate pile -n 5 -o /nonexistent_dir/scene.h5
 
