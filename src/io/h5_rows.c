@@ -9,9 +9,10 @@
 static long long block_start(long long n, int P, int r) { return n * r / P; }
 
 /* The rank whose block holds row g (rows outside [0, n) go to the last or first rank, whose
- * write then refuses them with the usual message). */
+ * write then refuses them with the usual message). With fewer rows than ranks the first blocks are
+ * empty: row 0 belongs to the first rank whose block is not. */
 static int block_of(long long n, int P, int64_t g) {
-  if (g <= 0 || n <= 0) return 0;
+  if (g < 0 || n <= 0) return 0;
   int r = g >= n ? P - 1 : (int)((g * (long long)P) / n);
   while (r > 0 && block_start(n, P, r) > g) --r;
   while (r < P - 1 && block_start(n, P, r + 1) <= g) ++r;

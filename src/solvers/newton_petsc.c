@@ -276,6 +276,10 @@ sg_err sg_newton_choose_sub_pc(KSP ksp, const char *who, long direct_max, int us
     PetscInt rows = 0;
     if (KSPGetPC(sub[k], &spc) || KSPGetOperators(sub[k], NULL, &P) || MatGetSize(P, &rows, NULL))
       return sg_error_set(SG_ERR_LIB, "%s: cannot query the block-Jacobi sub-solver", who);
+    if (rows == 0) { /* a rank without rows (more ranks than bodies): nothing to factor, CHOLMOD refuses 0 x 0 */
+      if (PCSetType(spc, PCNONE)) return sg_error_set(SG_ERR_LIB, "%s: PCSetType failed", who);
+      continue;
+    }
     int direct = rows <= direct_max;
     if (PCSetType(spc, direct ? PCCHOLESKY : PCICC)) return sg_error_set(SG_ERR_LIB, "%s: PCSetType failed", who);
     if (!direct) continue;

@@ -308,7 +308,7 @@ static PetscErrorCode shell_diag(Mat S, Vec dg) {
 static sg_err factor(nsn *d, const sg_problem *p) {
   int nv = sg_problem_n_v(p), nrow = sg_problem_n_rows(p), maxd = 0;
   for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
-  SG_CHECK(sg_grow((void **)&d->L, &d->cap_a, p->sub_aoff[p->n_sub] + 1, sizeof(double), "NSN factors"));
+  SG_CHECK(sg_grow((void **)&d->L, &d->cap_a, (p->n_sub ? p->sub_aoff[p->n_sub] : 0) + 1, sizeof(double), "NSN factors"));
   int c;
 #define GROW(ptr, cap, n, what)                                           \
   c = cap;                                                                \

@@ -82,7 +82,7 @@ static inline void apply_inv(const pgs *d, const sg_problem *p, int j, const dou
 static sg_err factor_blocks(pgs *d, const sg_problem *p) {
   int npair = p->n_con ? p->con_pair[p->n_con] : 0, maxd = 0, nm = 0;
   for (int j = 0; j < p->n_sub; ++j) maxd = p->sub_dof[j] > maxd ? p->sub_dof[j] : maxd;
-  SG_CHECK(sg_grow((void **)&d->Ainv, &d->cap_a, p->sub_aoff[p->n_sub], sizeof(double), "PGS factors"));
+  SG_CHECK(sg_grow((void **)&d->Ainv, &d->cap_a, (p->n_sub ? p->sub_aoff[p->n_sub] : 0) + 1, sizeof(double), "PGS factors"));
   SG_CHECK(sg_grow((void **)&d->tmp, &d->cap_tmp, maxd * maxd + 1, sizeof(double), "PGS scratch"));
   SG_CHECK(sg_grow((void **)&d->moff, &d->cap_moff, npair + 1, sizeof(int), "PGS offsets"));
   for (int i = 0; i < p->n_con; ++i)
