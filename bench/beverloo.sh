@@ -33,6 +33,6 @@ for r in $ratios; do
   outs+=("D${r}_out.h5")
 done
 silo half8 8 $((n / 2))
-python3 "$here/scripts/beverloo.py" -window $window -png beverloo.png "${outs[@]}"
+"${SG_PYTHON:-/usr/bin/python3}" "$here/scripts/beverloo.py" -window $window -png beverloo.png "${outs[@]}"
 echo "fill height: the silo at D/d = 8 with $((n / 2)) spheres against $n"
-python3 "$here/scripts/beverloo.py" -window $window D8_out.h5 half8_out.h5
+"${SG_PYTHON:-/usr/bin/python3}" "$here/scripts/beverloo.py" -window $window D8_out.h5 half8_out.h5

@@ -15,5 +15,6 @@ mpi_flags=(--oversubscribe)
 "$here/build/signorini" generate silo -n 4000 -gate_open 0.2 -gate_speed 0.5 -o silo.h5
 mpiexec "${mpi_flags[@]}" -n 2 "$here/build/signorini" run silo.h5 -o out.h5 -t_final 1 "$@"
 "$here/build/signorini" info out.h5
-python3 "$here/scripts/discharge_rate.py" -window 0.4 1.0 -png discharge.png out.h5
-python3 "$here/scripts/beverloo.py" -window 0.4 1.0 -summary out.h5
+py=${SG_PYTHON:-/usr/bin/python3} # Debian's, where setup.sh installs h5py, numpy and matplotlib
+"$py" "$here/scripts/discharge_rate.py" -window 0.4 1.0 -png discharge.png out.h5
+"$py" "$here/scripts/beverloo.py" -window 0.4 1.0 -summary out.h5
