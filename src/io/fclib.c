@@ -22,29 +22,23 @@ void sg_fclib_free(sg_fclib_problem *fp) {
   memset(fp, 0, sizeof *fp);
 }
 
-/* One integer stored as a one-element (or scalar) dataset. */
+/* One integer stored as a one-element or a scalar dataset (FCLIB writers use both). */
 static sg_err read_int1(hid_t g, const char *name, const char *shown, const char *file, long long *out) {
-  long long dims[1] = {-1};
-  void *buf = NULL;
-  sg_err err = sg_h5_read_checked(g, name, shown, file, 1, 1, dims, NULL, H5P_DEFAULT, &buf);
-  if (err) {
-    /* a scalar dataspace is accepted as well */
-    long long none[1] = {0};
-    sg_error_clear();
-    void *b2 = NULL;
-    err = sg_h5_read_checked(g, name, shown, file, 1, 0, none, NULL, H5P_DEFAULT, &b2);
-    if (err) return err;
-    *out = *(int *)b2;
-    free(b2);
-    return SG_OK;
-  }
-  if (dims[0] != 1 || !buf) {
-    free(buf);
-    return sg_error_set(SG_ERR_FORMAT, "%s: dataset %s must hold one integer, it has %lld", file, shown, dims[0]);
-  }
-  *out = *(int *)buf;
-  free(buf);
-  return SG_OK;
+  if (!sg_h5_exists(g, name)) return sg_error_set(SG_ERR_FORMAT, "%s: missing dataset %s", file, shown);
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT), space = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID, type = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID;
+  sg_err err = d >= 0 && space >= 0 && type >= 0 ? SG_OK : sg_error_set(SG_ERR_FORMAT, "%s: cannot open dataset %s", file, shown);
+  hssize_t points = err ? 0 : H5Sget_simple_extent_npoints(space);
+  int rank = err ? 0 : H5Sget_simple_extent_ndims(space);
+  if (!err && (rank > 1 || points != 1))
+    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s must hold one integer, it has %lld values", file, shown, (long long)points);
+  if (!err && H5Tget_class(type) != H5T_INTEGER)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s must hold an integer, not a value of another type", file, shown);
+  if (!err && H5Dread(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: cannot read dataset %s", file, shown);
+  sg_h5_close(&type);
+  sg_h5_close(&space);
+  sg_h5_close(&d);
+  return err;
 }
 
 static sg_err read_array(hid_t g, const char *name, const char *shown, const char *file, int want_int,

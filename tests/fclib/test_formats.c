@@ -1,7 +1,8 @@
 /* The reader on a synthetic global problem written three ways (CSparse triplets, compressed
  * columns, compressed rows): identical matrices and identical sg_problem conversions. Then broken
  * files -- out-of-range indices in each format, decreasing pointers, a vector of the wrong length,
- * a missing dataset -- are rejected with a message naming the file and the dataset. Does not need
+ * a missing dataset, a floating-point count -- are rejected with a message naming the file and the
+ * dataset; counts stored as scalar datasets are read as well as one-element ones. Does not need
  * ../shared/fclib. */
 #include <hdf5.h>
 #include <stdlib.h>
@@ -25,6 +26,21 @@ static void wint(hid_t g, const char *name, const int *v, int n) {
   hid_t s = H5Screate_simple(1, d, NULL);
   hid_t ds = H5Dcreate2(g, name, H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (n) H5Dwrite(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+  H5Dclose(ds);
+  H5Sclose(s);
+}
+
+/* How write_matrix stores its counts m and n: 0 one-element datasets, 1 scalar datasets (both
+ * are FCLIB), 2 a floating-point scalar (refused). */
+static int g_count_form = 0;
+
+static void wcount(hid_t g, const char *name, int v) {
+  if (g_count_form == 0) { wint(g, name, &v, 1); return; }
+  hid_t s = H5Screate(H5S_SCALAR);
+  double x = v;
+  hid_t ds = H5Dcreate2(g, name, g_count_form == 1 ? H5T_STD_I32LE : H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g_count_form == 1) H5Dwrite(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v);
+  else H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &x);
   H5Dclose(ds);
   H5Sclose(s);
 }
@@ -56,8 +72,8 @@ static void write_matrix(hid_t parent, const char *name, int m, int n, const ent
   if (format == -2) qsort(e, (size_t)cnt, sizeof *e, by_row);
   hid_t g = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   int one[1];
-  one[0] = m; wint(g, "m", one, 1);
-  one[0] = n; wint(g, "n", one, 1);
+  wcount(g, "m", m);
+  wcount(g, "n", n);
   one[0] = format == 0 ? cnt : format; wint(g, "nz", one, 1);
   one[0] = cnt; wint(g, "nzmax", one, 1);
   int *p = calloc((size_t)cnt + (size_t)(m > n ? m : n) + 2, sizeof *p), *ix = calloc((size_t)cnt + 1, sizeof *ix);
@@ -209,6 +225,15 @@ int main(int argc, char **argv) {
   expect_reject(bad, (variant){-1, 0, 0, 1, 0, 0}, "/fclib_global/H/p");  /* decreasing pointers */
   expect_reject(bad, (variant){0, 0, 0, 0, 1, 0}, "/fclib_global/vectors/f");
   expect_reject(bad, (variant){0, 0, 0, 0, 0, 1}, "/fclib_global/vectors/w");
+  /* counts in scalar datasets are FCLIB too; a floating-point count is refused for what it is */
+  g_count_form = 1;
+  write_problem(bad, (variant){0, 0, 0, 0, 0, 0});
+  sg_fclib_problem scalar;
+  CHECK_OK(sg_fclib_read(bad, &scalar));
+  CHECK(scalar.n == 7 && scalar.m == 6 && scalar.M.nnz == NM);
+  sg_fclib_free(&scalar);
+  g_count_form = 2;
+  expect_reject(bad, (variant){0, 0, 0, 0, 0, 0}, "/fclib_global/M/m must hold an integer");
   unlink(bad);
   rmdir(dir);
   return fclib_test_finish(sg_test_exit());
