@@ -94,6 +94,7 @@ struct sg_traj_writer {
   int64_t *own_gid;
   double *own_data[FR_COUNT];
   int cap_own, cap_data[FR_COUNT];
+  sg_surface walls; /* rank 0: the fixed walls at the start, for the .xmf */
 };
 
 static void close_handles(sg_traj_writer *w) {
@@ -121,6 +122,7 @@ static void writer_free(sg_traj_writer *w) {
   free(w->seen);
   free(w->own_gid);
   for (int k = 0; k < FR_COUNT; ++k) free(w->own_data[k]);
+  sg_surface_free(&w->walls);
   free(w);
 }
 
@@ -245,6 +247,8 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
   if (!err) err = create_layout(w, s);
   err = sg_error_collective(w->comm, err);
   if (!err) err = sg_traj_events_open(w->comm, w->file, w->dxpl, w->path, &w->events);
+  /* every rank holds every fixed body: rank 0 draws them */
+  if (!err) err = sg_error_collective(w->comm, w->rank == 0 ? sg_walls_surface(s, &w->walls) : SG_OK);
   if (err) {
     close_handles(w);
     sg_h5_close(&w->file);
@@ -604,7 +608,7 @@ static sg_err write_xmf(sg_traj_writer *w) {
     char *xmf = xmf_name(w->path);
     const char *slash = strrchr(w->path, '/');
     if (!xmf) xerr = sg_error_set(SG_ERR_MEM, "out of memory naming the .xmf of %s", w->path);
-    else xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames);
+    else xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, &w->walls);
     free(xmf);
   }
   return sg_error_collective(w->comm, xerr);

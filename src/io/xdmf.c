@@ -1,7 +1,8 @@
 /* XDMF 3 companion of a trajectory so that ParaView (its XDMF Reader) shows the bodies as points:
  * a temporal collection with one Polyvertex grid per frame whose arrays are hyperslabs of the
  * trajectory's datasets. Every id below the frame's extent is a point, planes included; ids absent
- * from the frame are at NaN with the attribute present = 0 (ParaView: Threshold on present). */
+ * from the frame are at NaN with the attribute present = 0 (ParaView: Threshold on present). The
+ * fixed walls (wall_surface.c) follow as a static triangle grid. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,13 +107,27 @@ static void put_frame(text *t, const char *h5, long long f, double time, long lo
   put(t, "      </Grid>\n");
 }
 
+/* The fixed walls: one static grid of triangles, coordinates and connectivity inline. */
+static void put_walls(text *t, const sg_surface *w) {
+  put(t, "    <Grid Name=\"walls\" GridType=\"Uniform\">\n");
+  put(t, "      <Topology TopologyType=\"Triangle\" NumberOfElements=\"%d\">\n", w->n_triangles);
+  put(t, "        <DataItem Dimensions=\"%d 3\" NumberType=\"Int\" Format=\"XML\">\n", w->n_triangles);
+  for (int k = 0; k < w->n_triangles; ++k) put(t, "%d %d %d\n", w->tri[3 * k], w->tri[3 * k + 1], w->tri[3 * k + 2]);
+  put(t, "        </DataItem>\n      </Topology>\n      <Geometry GeometryType=\"XYZ\">\n");
+  put(t, "        <DataItem Dimensions=\"%d 3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">\n", w->n_vertices);
+  for (int k = 0; k < w->n_vertices; ++k) put(t, "%.9g %.9g %.9g\n", w->xyz[3 * k], w->xyz[3 * k + 1], w->xyz[3 * k + 2]);
+  put(t, "        </DataItem>\n      </Geometry>\n    </Grid>\n");
+}
+
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
-                     const long long *n_ids, long long n_frames) {
+                     const long long *n_ids, long long n_frames, const sg_surface *walls) {
   text t = {0};
   put(&t, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
   put(&t, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   for (long long f = 0; f < n_frames; ++f) put_frame(&t, h5_name, f, times[f], n_ids[f], n_rows, n_frames);
-  put(&t, "    </Grid>\n  </Domain>\n</Xdmf>\n");
+  put(&t, "    </Grid>\n");
+  if (walls && walls->n_triangles > 0) put_walls(&t, walls);
+  put(&t, "  </Domain>\n</Xdmf>\n");
   sg_err err = t.failed ? sg_error_set(SG_ERR_MEM, "out of memory writing %s", xmf_path)
                         : sg_fs_write_atomic_local(xmf_path, t.s, t.len);
   free(t.s);

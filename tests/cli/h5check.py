@@ -96,7 +96,7 @@ def check_traj(traj, scene, t_final, steps_printed):
     xmf = Path(traj).with_suffix(".xmf")
     try:
         root = ET.parse(xmf).getroot()
-        grids = [g for g in root.iter("Grid") if g.get("GridType") == "Uniform"]
+        grids = [g for g in root.iter("Grid") if g.get("GridType") == "Uniform" and g.get("Name", "").startswith("frame")]
         hdf = {d.text.strip().split(":")[0] for d in root.iter("DataItem")
                if d.get("Format") == "HDF" and d.text}
         check(len(grids) == T and hdf == {Path(traj).name},

@@ -209,6 +209,11 @@ static void test_complete_run(void) {
   int grids = 0;
   for (const char *c = text; (c = strstr(c, "TopologyType=\"Polyvertex\"")); ++c) ++grids;
   CHECK(grids == N_FRAMES);
+  /* the fixed box wall (half extents 0.05 x 2 x 1 at (1, 0, 0.5)) drawn as 12 triangles, a corner
+   * at (1.05, 2, 1.5); the plane is left out */
+  CHECK(strstr(text, "<Grid Name=\"walls\"") != NULL);
+  CHECK(strstr(text, "TopologyType=\"Triangle\" NumberOfElements=\"12\"") != NULL);
+  CHECK(strstr(text, "\n1.05 2 1.5\n") != NULL);
 
   /* info on the trajectory and on a scene file. */
   char *msg = NULL;
