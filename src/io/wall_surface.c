@@ -12,22 +12,10 @@
 
 #define FACETS 48
 
+/* Room for nv more vertices and nt more triangles (sg_grow, the project's growable arrays). */
 static int grow(sg_surface *w, int nv, int nt) {
-  if (w->n_vertices + nv > w->cap_v) {
-    int cap = 2 * (w->n_vertices + nv) + 64;
-    double *p = realloc(w->xyz, 3 * (size_t)cap * sizeof *p);
-    if (!p) return 0;
-    w->xyz = p;
-    w->cap_v = cap;
-  }
-  if (w->n_triangles + nt > w->cap_t) {
-    int cap = 2 * (w->n_triangles + nt) + 64;
-    int *p = realloc(w->tri, 3 * (size_t)cap * sizeof *p);
-    if (!p) return 0;
-    w->tri = p;
-    w->cap_t = cap;
-  }
-  return 1;
+  return !sg_grow((void **)&w->xyz, &w->cap_v, w->n_vertices + nv, 3 * sizeof(double), "wall vertices") &&
+         !sg_grow((void **)&w->tri, &w->cap_t, w->n_triangles + nt, 3 * sizeof(int), "wall triangles");
 }
 
 /* A vertex given in the body frame of g. */
