@@ -20,7 +20,7 @@ double sg_lattice_jitter(uint64_t *state);                       /* uniform in [
 uint64_t sg_size_stream(uint64_t seed);
 double sg_next_radius(const sg_size_dist *d, uint64_t *state);
 /* The grains of a generator: sizes (-size_dist ..., default radius), -density, -mu (material 0's
- * friction), -restitution, -spacing of the lattice in radii, -seed of its jitter. */
+ * friction), -restitution, -rolling_friction, -spacing of the lattice in radii, -seed of its jitter. */
 typedef struct {
   sg_size_dist size;
   double r; /* the largest radius */

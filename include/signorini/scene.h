@@ -115,6 +115,9 @@ typedef struct {
   double *friction;   /* [n_materials][n_materials], symmetric Coulomb coefficients */
   double *restitution; /* [n_materials][n_materials], symmetric normal restitution coefficients in [0, 1]
                           (Newton's impact law; 0: the theta method's own impacts, docs/FORMATS.md) */
+  double *rolling;    /* [n_materials][n_materials], symmetric rolling-friction coefficients >= 0: a
+                          torque mu_r R N opposes the relative rolling of a contact (spheres only;
+                          src/step/rolling.c) */
   double gravity[3];
   /* what a step changes */
   sg_state state;
@@ -175,6 +178,9 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where);
 
 double sg_scene_friction(const sg_scene *s, int a, int b);
 double sg_scene_restitution(const sg_scene *s, int a, int b);
+double sg_scene_rolling(const sg_scene *s, int a, int b);
+/* Does any material pair have rolling resistance? */
+int sg_scene_has_rolling(const sg_scene *s);
 
 /* Index of the body with global id gid among the first n bodies of s (held in ascending gid, as
  * every rank holds them), or -1. */

@@ -119,6 +119,7 @@ uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
   int elastic = 0; /* the table only when a pair has one: checkpoints from before it keep their hash */
   for (int k = 0; k < s->n_materials * s->n_materials; ++k) elastic |= s->restitution[k] != 0;
   if (elastic) h = fnv_f64s(h, s->restitution, s->n_materials * s->n_materials);
+  if (sg_scene_has_rolling(s)) h = fnv_f64s(h, s->rolling, s->n_materials * s->n_materials); /* likewise */
   for (int k = 0; k < s->n_motions; ++k) { /* the same on every rank */
     const sg_motion *m = &s->motions[k];
     h = fnv_i64(h, m->body);

@@ -82,9 +82,11 @@ sg_err sg_h5_read_checked(hid_t loc, const char *name, const char *shown, const 
                           int want_int, int rank, long long *dims, const char *why, hid_t dxpl,
                           void **buf);
 
-/* The optional restitution table /materials/restitution ([m][m]; prefix as for the scene group):
- * *restitution is NULL when the file has none (every pair 0), else allocated (free()). */
-sg_err sg_restitution_read(hid_t loc, const char *prefix, const char *file, long long m, hid_t dxpl, double **restitution);
+/* An optional material table /materials/<name> ([m][m]; prefix as for the scene group):
+ * restitution, rolling_friction. *table is NULL when the file has none (every pair 0), else
+ * allocated (free()). */
+sg_err sg_material_table_read(hid_t loc, const char *prefix, const char *file, const char *name, long long m, hid_t dxpl,
+                              double **table);
 
 /* Root attributes: kind ("" when absent) and format_version (required). */
 sg_err sg_h5_read_header(hid_t file, const char *path, char *kind, size_t len, long long *version);

@@ -68,7 +68,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
   void *col[SG_F_COUNT] = {0};
-  double *friction = NULL, *restitution = NULL, *gravity = NULL;
+  double *friction = NULL, *restitution = NULL, *rolling = NULL, *gravity = NULL;
   sg_scene blk;
   memset(&blk, 0, sizeof blk);
   char shown[256], shape_name[256], why[320];
@@ -123,7 +123,8 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
                          path, "/materials/friction", mm[0], mm[1]);
     if (!err && mm[0] == 0) err = sg_error_set(SG_ERR_FORMAT, "%s: no materials (dataset %s is empty)", path, "/materials/friction");
     if (!err && mm[0] > 65536) err = sg_error_set(SG_ERR_FORMAT, "%s: %lld materials is too many", path, mm[0]);
-    if (!err) err = sg_restitution_read(file, "", path, mm[0], dxpl, &restitution);
+    if (!err) err = sg_material_table_read(file, "", path, "restitution", mm[0], dxpl, &restitution);
+    if (!err) err = sg_material_table_read(file, "", path, "rolling_friction", mm[0], dxpl, &rolling);
     err = sg_error_collective(comm, err);
   }
   if (!err) {
@@ -147,6 +148,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   if (!err) {
     memcpy(blk.friction, friction, (size_t)(mm[0] * mm[0]) * sizeof(double));
     if (restitution) memcpy(blk.restitution, restitution, (size_t)(mm[0] * mm[0]) * sizeof(double));
+    if (rolling) memcpy(blk.rolling, rolling, (size_t)(mm[0] * mm[0]) * sizeof(double));
     memcpy(blk.gravity, gravity, sizeof blk.gravity);
     err = sg_scene_validate(&blk, path);
   }
@@ -182,6 +184,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   free(ids);
   free(friction);
   free(restitution);
+  free(rolling);
   free(gravity);
   sg_scene_destroy(&blk);
   sg_h5_close(&dxpl);

@@ -78,6 +78,9 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   if (!err) err = sg_h5_dataset_create(loc, "materials/restitution", H5T_IEEE_F64LE, 2, mm, NULL, NULL, file, &d);
   if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->restitution, dxpl, file, "materials/restitution");
   sg_h5_close(&d);
+  if (!err) err = sg_h5_dataset_create(loc, "materials/rolling_friction", H5T_IEEE_F64LE, 2, mm, NULL, NULL, file, &d);
+  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->rolling, dxpl, file, "materials/rolling_friction");
+  sg_h5_close(&d);
   if (!err) err = sg_h5_dataset_create(loc, "world/gravity", H5T_IEEE_F64LE, 1, &three, NULL, NULL, file, &d);
   if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->gravity, dxpl, file, "world/gravity");
   sg_h5_close(&d);
@@ -181,19 +184,20 @@ static sg_err read_bodies(hid_t loc, const char *prefix, const char *file, hid_t
   return err;
 }
 
-sg_err sg_restitution_read(hid_t loc, const char *prefix, const char *file, long long m, hid_t dxpl, double **restitution) {
-  char shown[256];
+sg_err sg_material_table_read(hid_t loc, const char *prefix, const char *file, const char *name, long long m, hid_t dxpl,
+                              double **table) {
+  char path[64], shown[256];
   long long mm[2] = {m, m};
-  *restitution = NULL;
-  if (!sg_h5_exists(loc, "materials/restitution")) return SG_OK;
-  snprintf(shown, sizeof shown, "%s/materials/restitution", prefix);
-  return sg_h5_read_checked(loc, "materials/restitution", shown, file, 0, 2, mm, "(M x M, M from /materials/friction)", dxpl,
-                            (void **)restitution);
+  *table = NULL;
+  snprintf(path, sizeof path, "materials/%s", name);
+  if (!sg_h5_exists(loc, path)) return SG_OK;
+  snprintf(shown, sizeof shown, "%s/%s", prefix, path);
+  return sg_h5_read_checked(loc, path, shown, file, 0, 2, mm, "(M x M, M from /materials/friction)", dxpl, (void **)table);
 }
 
-/* The friction table (M x M), the restitution table when there is one, and gravity. */
+/* The friction table (M x M), the restitution and rolling-friction tables when there are, and gravity. */
 static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long *m,
-                         double **friction, double **restitution, double **gravity) {
+                         double **friction, double **restitution, double **rolling, double **gravity) {
   char shown[256];
   long long mm[2] = {-1, -1}, three = 3;
   snprintf(shown, sizeof shown, "%s/materials/friction", prefix);
@@ -205,7 +209,8 @@ static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t 
   if (!err && mm[0] == 0) err = sg_error_set(SG_ERR_FORMAT, "%s: no materials (dataset %s is empty)", file, shown);
   if (!err && mm[0] > 65536) err = sg_error_set(SG_ERR_FORMAT, "%s: %lld materials is too many", file, mm[0]);
   *m = mm[0];
-  if (!err) err = sg_restitution_read(loc, prefix, file, *m, dxpl, restitution);
+  if (!err) err = sg_material_table_read(loc, prefix, file, "restitution", *m, dxpl, restitution);
+  if (!err) err = sg_material_table_read(loc, prefix, file, "rolling_friction", *m, dxpl, rolling);
   snprintf(shown, sizeof shown, "%s/world/gravity", prefix);
   if (!err) err = sg_h5_read_checked(loc, "world/gravity", shown, file, 0, 1, &three, NULL, dxpl, (void **)gravity);
   return err;
@@ -214,8 +219,8 @@ static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t 
 /* Bodies in file order (validation names the first bad row, as the block reader does), then held
  * in ascending id as scene.h wants (a file with ids may hold them in any order). */
 static sg_err build_scene(sg_scene *s, long long n, long long m, void *const col[SG_F_COUNT], const int64_t *ids,
-                          const double *friction, const double *restitution, const double *gravity, const sg_scene *meshes,
-                          const char *file) {
+                          const double *friction, const double *restitution, const double *rolling, const double *gravity,
+                          const sg_scene *meshes, const char *file) {
   sg_err err = sg_scene_create(s, (int)n, (int)m);
   if (!err) err = sg_scene_share_meshes(s, meshes);
   for (int i = 0; i < n && !err; ++i) {
@@ -227,6 +232,7 @@ static sg_err build_scene(sg_scene *s, long long n, long long m, void *const col
   if (err) return err;
   memcpy(s->friction, friction, (size_t)(m * m) * sizeof(double));
   if (restitution) memcpy(s->restitution, restitution, (size_t)(m * m) * sizeof(double));
+  if (rolling) memcpy(s->rolling, rolling, (size_t)(m * m) * sizeof(double));
   memcpy(s->gravity, gravity, sizeof s->gravity);
   return sg_scene_validate(s, file);
 }
@@ -235,7 +241,7 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
                            sg_scene *s) {
   memset(s, 0, sizeof *s);
   void *col[SG_F_COUNT] = {0};
-  double *friction = NULL, *restitution = NULL, *gravity = NULL;
+  double *friction = NULL, *restitution = NULL, *rolling = NULL, *gravity = NULL;
   int64_t *ids = NULL;
   long long n = 0, m = 0, next_attr = -1;
   char shown[256];
@@ -243,10 +249,10 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
 
   sg_err err = read_bodies(loc, prefix, file, dxpl, col, &n, &ids);
   if (!err) err = sg_scene_next_gid_read(loc, prefix, file, &next_attr);
-  if (!err) err = read_world(loc, prefix, file, dxpl, &m, &friction, &restitution, &gravity);
+  if (!err) err = read_world(loc, prefix, file, dxpl, &m, &friction, &restitution, &rolling, &gravity);
   sg_scene meshes = {0}; /* holds the meshes the bodies name until they are built */
   if (!err) err = sg_meshes_read(loc, prefix, file, dxpl, &meshes);
-  if (!err) err = build_scene(s, n, m, col, ids, friction, restitution, gravity, &meshes, file);
+  if (!err) err = build_scene(s, n, m, col, ids, friction, restitution, rolling, gravity, &meshes, file);
   sg_scene_destroy(&meshes);
   if (!err && ids) err = check_unique(ids, n, file, shown);
   if (!err) set_next_gid(s, next_attr);
@@ -263,6 +269,7 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
   for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
   free(friction);
   free(restitution);
+  free(rolling);
   free(gravity);
   free(ids);
   if (err) sg_scene_destroy(s);

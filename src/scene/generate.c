@@ -50,6 +50,9 @@ sg_err sg_grains_from_options(sg_scene *s, double radius, double mu_default, con
   SG_CHECK(sg_opt_real("-mu", mu_default, 0.0, 100.0, mu_help, &mu));
   SG_CHECK(sg_opt_real("-restitution", 0.0, 0.0, 1.0, "normal restitution coefficient of every contact (Newton's impact law; 0: inelastic)",
                        &s->restitution[0]));
+  SG_CHECK(sg_opt_real("-rolling_friction", 0.0, 0.0, 100.0,
+                       "rolling-friction coefficient of every contact: a torque mu_r R N opposes rolling (0: none; docs/GRANULAR.md)",
+                       &s->rolling[0]));
   SG_CHECK(sg_opt_real("-spacing", 2.4, 2.05, 100.0, "lattice spacing in radii", &g->spacing));
   SG_CHECK(sg_opt_int("-seed", 1, 0, INT64_MAX, "seed of the lattice jitter", &g->seed));
   s->friction[0] = mu;

@@ -33,6 +33,7 @@ sg_err sg_scene_create(sg_scene *s, int n_bodies, int n_materials) {
   s->n_materials = n_materials;
   SG_ALLOC(s->friction, n_materials * n_materials);
   SG_ALLOC(s->restitution, n_materials * n_materials);
+  SG_ALLOC(s->rolling, n_materials * n_materials);
   s->gravity[2] = -9.81;
   return SG_OK;
 }
@@ -42,6 +43,7 @@ void sg_scene_destroy(sg_scene *s) {
   free(s->density); free(s->mass); free(s->inertia); free(s->state.pos); free(s->state.quat); free(s->state.vel);
   free(s->friction);
   free(s->restitution);
+  free(s->rolling);
   free(s->motions);
   free(s->regions);
   for (int k = 0; k < s->n_meshes; ++k) sg_mesh_release(&s->meshes[k]);
@@ -104,18 +106,22 @@ sg_err sg_scene_copy_body(sg_scene *dst, const sg_scene *src, int i) {
 
 sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   size_t mm = (size_t)src->n_materials * (size_t)src->n_materials;
-  double *f = malloc(mm * sizeof *f), *e = malloc(mm * sizeof *e);
-  if (!f || !e) {
+  double *f = malloc(mm * sizeof *f), *e = malloc(mm * sizeof *e), *rolling = malloc(mm * sizeof *rolling);
+  if (!f || !e || !rolling) {
     free(f);
     free(e);
+    free(rolling);
     return sg_error_set(SG_ERR_MEM, "out of memory for the material tables");
   }
   memcpy(f, src->friction, mm * sizeof *f);
   memcpy(e, src->restitution, mm * sizeof *e);
+  memcpy(rolling, src->rolling, mm * sizeof *rolling);
   free(dst->friction);
   free(dst->restitution);
+  free(dst->rolling);
   dst->friction = f;
   dst->restitution = e;
+  dst->rolling = rolling;
   dst->n_materials = src->n_materials;
   memcpy(dst->gravity, src->gravity, sizeof dst->gravity);
   dst->state.time = src->state.time;
@@ -254,6 +260,20 @@ static sg_err validate_revolved_company(const sg_scene *s, const char *where) {
   return SG_OK;
 }
 
+/* Rolling resistance is a law of rolling spheres (src/step/rolling.c): a moving body of another
+ * shape whose material has it with any material is refused. */
+static sg_err validate_rolling_shapes(const sg_scene *s, const char *where) {
+  for (int i = 0; i < s->n; ++i) {
+    if (s->fixed[i] || s->shape[i] == SG_SHAPE_SPHERE) continue;
+    for (int b = 0; b < s->n_materials; ++b)
+      if (s->rolling[s->material[i] * s->n_materials + b] != 0)
+        return sg_error_set(SG_ERR_FORMAT, "body %lld: a moving %s has rolling_friction[%d][%d] = %g; rolling resistance is for spheres only (%s)",
+                            (long long)s->gid[i], sg_shape_name(s->shape[i]), s->material[i], b,
+                            s->rolling[s->material[i] * s->n_materials + b], where);
+  }
+  return SG_OK;
+}
+
 sg_err sg_scene_validate(const sg_scene *s, const char *where) {
   if (!finite_all(s->gravity, 3)) return sg_error_set(SG_ERR_FORMAT, "gravity is not finite (%s)", where);
   if (s->n_materials < 1) return sg_error_set(SG_ERR_FORMAT, "no materials (%s)", where);
@@ -269,6 +289,11 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
         return sg_error_set(SG_ERR_FORMAT, "restitution[%d][%d] = %g is not in [0, 1] (%s)", a, b, e, where);
       if (e != s->restitution[b * s->n_materials + a])
         return sg_error_set(SG_ERR_FORMAT, "restitution table is not symmetric at [%d][%d] (%s)", a, b, where);
+      double r = s->rolling[a * s->n_materials + b];
+      if (!isfinite(r) || r < 0)
+        return sg_error_set(SG_ERR_FORMAT, "rolling_friction[%d][%d] = %g is not a finite non-negative number (%s)", a, b, r, where);
+      if (r != s->rolling[b * s->n_materials + a])
+        return sg_error_set(SG_ERR_FORMAT, "rolling_friction table is not symmetric at [%d][%d] (%s)", a, b, where);
     }
   for (int i = 0; i < s->n; ++i) {
     long long id = (long long)s->gid[i];
@@ -302,6 +327,7 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
     if (fabs(qn - 1.0) > 1e-6)
       return sg_error_set(SG_ERR_FORMAT, "body %lld: orientation is not a unit quaternion (norm %g) (%s)", id, qn, where);
   }
+  SG_CHECK(validate_rolling_shapes(s, where));
   return validate_revolved_company(s, where);
 }
 
@@ -311,6 +337,16 @@ double sg_scene_friction(const sg_scene *s, int a, int b) {
 
 double sg_scene_restitution(const sg_scene *s, int a, int b) {
   return s->restitution[s->material[a] * s->n_materials + s->material[b]];
+}
+
+double sg_scene_rolling(const sg_scene *s, int a, int b) {
+  return s->rolling[s->material[a] * s->n_materials + s->material[b]];
+}
+
+int sg_scene_has_rolling(const sg_scene *s) {
+  for (int k = 0; k < s->n_materials * s->n_materials; ++k)
+    if (s->rolling[k] != 0) return 1;
+  return 0;
 }
 
 double sg_body_min_size(const sg_scene *s, int i) {

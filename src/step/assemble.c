@@ -20,6 +20,7 @@ sg_err sg_stepper_assemble(sg_stepper *st) {
   mark_keepers(st);
   SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n + 1, sizeof(int), "body map"));
   SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->units, &st->prob, st->sub_of_body));
+  sg_stepper_add_rolling(st);
   if (st->size > 1) { /* one rank: no owners, every subsystem is this rank's */
     SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, st->prob.n_sub + 1, sizeof(int), "subsystem owners"));
     for (int i = 0; i < s->n; ++i)

@@ -73,7 +73,7 @@ void sg_stepper_destroy(sg_stepper **pst) {
   sg_contacts_destroy(&st->contacts);
   sg_contacts_destroy(&st->recheck);
   sg_contacts_destroy(&st->merged);
-  free(st->recheck_vel); free(st->merged_lambda); free(st->solved_vel);
+  free(st->recheck_vel); free(st->merged_lambda); free(st->solved_vel); free(st->roll);
   sg_problem_destroy(&st->prob);
   sg_whole_problem_destroy(&st->whole);
   free(st->con_key); free(st->sub_mine);
@@ -177,6 +177,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   err = sg_error_collective(st->comm, err);
   if (!err) err = sg_hooks_run(&st->hooks, SG_HOOK_BEFORE_COLLISION, &ctx);
   if (!err) err = sg_stepper_collide(st);
+  if (!err) err = sg_stepper_rolling_resistance(st);
   if (!err) err = sg_stepper_assemble(st);
   err = sg_error_collective(st->comm, err);
   if (!err) err = solve_and_integrate(st, &ctx, stats);

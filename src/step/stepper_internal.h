@@ -68,6 +68,9 @@ struct sg_stepper {
   sg_contacts recheck, merged;
   double *recheck_vel, *merged_lambda, *solved_vel;
   int cap_recheck_vel, cap_merged_lambda, cap_solved_vel;
+  /* rolling resistance (rolling.c): angular impulse of the step on each owned body (SI, 3 per body) */
+  double *roll;
+  int cap_roll, has_roll;
 };
 
 /* Body i of s (during a step) is a moving body this rank owns. */
@@ -94,10 +97,17 @@ sg_err sg_stepper_metric(sg_stepper *st, long long *n_contacts, double *residual
 /* warm_start.c */
 void sg_stepper_warm_start_velocity(sg_stepper *st);
 void sg_stepper_warm_start_lambda(sg_stepper *st);
+/* The warm entry of contact c, NULL if none: contacts taken in their sorted order, *cursor (start
+ * it at 0) advancing with them. */
+const sg_warm_entry *sg_stepper_warm_next(const sg_stepper *st, const sg_contact *c, int *cursor);
 /* lambda back to SI impulses (N s), then kept as next step's warm start. */
 sg_err sg_stepper_save_warm_start(sg_stepper *st);
 /* Keep the entries (sorted) that touch a body held here, with their keepers. */
 sg_err sg_stepper_keep_local_warm(sg_stepper *st, const sg_warm_entry *e, int n);
+/* rolling.c: the rolling-resistance impulse of the step on every owned body (st->roll), from the
+ * contacts and their last-step normal impulses; assembly adds it to the bodies' b. */
+sg_err sg_stepper_rolling_resistance(sg_stepper *st);
+void sg_stepper_add_rolling(sg_stepper *st);
 /* integrate.c: every owned body moved with its vhat (problem units). */
 void sg_stepper_integrate(sg_stepper *st);
 /* recheck.c: search the contacts that the solved motion (vhat in SI, 6 per body of s, bodies not

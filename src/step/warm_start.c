@@ -67,16 +67,19 @@ void sg_stepper_warm_start_velocity(sg_stepper *st) {
       sg_body_kind_of(s, i)->velocity_in_units(s, i, &st->units, st->v + st->prob.sub_off[st->sub_of_body[i]]);
 }
 
+const sg_warm_entry *sg_stepper_warm_next(const sg_stepper *st, const sg_contact *c, int *cursor) {
+  while (*cursor < st->n_warm && warm_cmp(&st->warm[*cursor], c) < 0) ++*cursor;
+  return *cursor < st->n_warm && warm_cmp(&st->warm[*cursor], c) == 0 ? &st->warm[*cursor] : NULL;
+}
+
 /* lambda of the contacts seen last step (both lists sorted by identity: one merge pass) */
 void sg_stepper_warm_start_lambda(sg_stepper *st) {
   const double unit = sg_units_impulse(&st->units);
-  int k = 0;
+  int cursor = 0;
   for (int i = 0; i < st->contacts.n; ++i) {
     double *l = st->lambda + 3 * i;
-    l[0] = l[1] = l[2] = 0;
-    while (k < st->n_warm && warm_cmp(&st->warm[k], &st->contacts.c[i]) < 0) ++k;
-    if (k < st->n_warm && warm_cmp(&st->warm[k], &st->contacts.c[i]) == 0)
-      for (int r = 0; r < 3; ++r) l[r] = st->warm[k].lambda[r] / unit;
+    const warm_entry *w = sg_stepper_warm_next(st, &st->contacts.c[i], &cursor);
+    for (int r = 0; r < 3; ++r) l[r] = w ? w->lambda[r] / unit : 0.0;
   }
 }
 

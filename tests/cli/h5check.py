@@ -206,6 +206,15 @@ def mutate(src, dst, edit):
             if "materials/restitution" in f:
                 del f["materials/restitution"]
             f["materials/restitution"] = np.full((m, m), 1.5) if edit == "restitution_1p5" else np.zeros((m, m + 2))
+        elif edit in ("rolling_negative", "rolling_box_6"):  # below 0; a moving box (body 6) with rolling friction
+            m = f["materials/friction"].shape[0]
+            if "materials/rolling_friction" in f:
+                del f["materials/rolling_friction"]
+            f["materials/rolling_friction"] = np.full((m, m), -0.1 if edit == "rolling_negative" else 0.1)
+            if edit == "rolling_box_6":
+                f["bodies/shape"][6] = 1
+                r = f["bodies/size"][6][0]
+                f["bodies/size"][6] = [r, r, r]
         else:
             sys.exit(f"h5check.py: unknown edit {edit}")
 

@@ -121,7 +121,7 @@ assert sh[0] == 3 and sh[1:5] == [1] * 4 and all(s == 0 for s in sh[5:]) and len
 assert fx[:5] == [1] * 5 and all(v == 0 for v in fx[5:]), fx
 EOF
 for edit in no_size nan_position_3 negative_density_6 zero_radius_7 tiny_radius_6 shape99_9 friction_not_square \
-            restitution_1p5 restitution_shape \
+            restitution_1p5 restitution_shape rolling_negative rolling_box_6 \
             motion_nan_1 motion_empty_2 motion_overlap_3 motion_moving_6 \
             region_outside region_overlap region_sink region_nan region_unit \
             wall_disk_1 wall_cone_2 wall_moving_5 wall_company_1; do
@@ -155,6 +155,10 @@ case_bg restitution_out_of_range 1 restitution_1p5.h5 restitution 'not in [0, 1]
   run "$SC/restitution_1p5.h5" -o out.h5 -t_final 0.01
 case_bg restitution_not_square 1 restitution_shape.h5 materials/restitution -- \
   run "$SC/restitution_shape.h5" -o out.h5 -t_final 0.01
+case_bg rolling_negative 1 rolling_negative.h5 rolling_friction 'not a finite non-negative' -- \
+  run "$SC/rolling_negative.h5" -o out.h5 -t_final 0.01
+case_bg rolling_on_a_box 1 rolling_box_6.h5 'body 6' 'spheres only' -- \
+  run "$SC/rolling_box_6.h5" -o out.h5 -t_final 0.01
 case_bg motion_not_finite 1 motion_nan_1.h5 motions 're:body 1([^0-9]|$)' 'not finite' -- \
   run "$SC/motion_nan_1.h5" -o out.h5 -t_final 0.01
 case_bg motion_empty_window 1 motion_empty_2.h5 motions 're:body 2([^0-9]|$)' window -- \

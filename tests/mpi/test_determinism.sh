@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Same trajectory, bit for bit, on 1, 2, 3 and 4 ranks: the 10-box stack (1 s); a 300-sphere cylindrical silo
+# with rolling resistance
 # whose gate (a kinematic disk) slides open at 0.3 s, with an outflow below the orifice and an inflow
 # on top (frames, deletion and insertion records, statistics), also restarted on 3 ranks from a
 # checkpoint written on 2 in the middle of the discharge; with SG_PILE=1 the 1,000-sphere pile (1 s).
@@ -51,7 +52,7 @@ it = h5py.File('check_1.h5', 'r')['stats/iterations'][()]
 ok = bool(np.all(it % 4 == 0))
 print(('ok   ' if ok else 'FAIL ') + '-subadmm_check_every 4: iterations per step are multiples of 4 (%s)' % sorted(set(it.tolist()))[:5])
 sys.exit(0 if ok else 1)" || fail=1
-run_case silo_flow silo -n 300 -radius 0.005 -gate_open 0.3 -outflow_depth 0.1 -inflow_rate 100
+run_case silo_flow silo -n 300 -radius 0.005 -gate_open 0.3 -outflow_depth 0.1 -inflow_rate 100 -rolling_friction 0.1
 # a checkpoint at 0.5 s written on 2 ranks, continued on 3: the last frame bit for bit the straight run's
 $mpiexec -n 2 "$bin" run silo_flow.h5 -o half_2.h5 -t_final 0.5 -checkpoint_every 60 -progress_interval 0 > half_2.log 2>&1 \
   || { echo "FAIL run to the checkpoint"; cat half_2.log; fail=1; }

@@ -369,11 +369,33 @@ static void test_write_errors(void) {
   CHECK(h5_open_objects() == 0);
 }
 
+/* The optional material tables (restitution, rolling friction) come back as written. */
+static void test_material_tables(void) {
+  sg_scene s, r;
+  CHECK_OK(sg_scene_create(&s, 3, 2));
+  const double zero[3] = {0, 0, 0}, size[3] = {0.01, 0, 0}, p1[3] = {0, 0, 0.01}, p2[3] = {0.1, 0, 0.01};
+  const double f[4] = {0.5, 0.3, 0.3, 0.8}, e[4] = {0.1, 0.2, 0.2, 0.9}, mu_r[4] = {0.01, 0.02, 0.02, 0.125};
+  memcpy(s.friction, f, sizeof f);
+  memcpy(s.restitution, e, sizeof e);
+  memcpy(s.rolling, mu_r, sizeof mu_r);
+  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_PLANE, zero, 0, 1, 0, zero, NULL, NULL, NULL));
+  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_SPHERE, size, 0, 0, 1000, p1, NULL, NULL, NULL));
+  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_SPHERE, size, 1, 0, 1000, p2, NULL, NULL, NULL));
+  CHECK_OK(sg_scene_update_mass(&s));
+  const char *p = scratch("tables.h5");
+  CHECK_OK(sg_scene_write(MPI_COMM_WORLD, p, &s));
+  CHECK_OK(sg_scene_read(MPI_COMM_WORLD, p, &r));
+  CHECK(!memcmp(r.restitution, e, sizeof e) && !memcmp(r.rolling, mu_r, sizeof mu_r));
+  sg_scene_destroy(&r);
+  sg_scene_destroy(&s);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   scratch_make();
   make_scene(&base, 10);
   test_round_trip();
+  test_material_tables();
   test_malformed();
   test_ids();
   test_bad_ids();
