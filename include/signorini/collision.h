@@ -10,7 +10,14 @@ typedef struct {
   int a, b;            /* local body indices; the normal points from b toward a */
   int64_t gid_a, gid_b;
   sg_contact_point cp; /* point, normal, gap, feature */
+  double shift[3];     /* B is met through a periodic boundary at its position + shift (else 0):
+                          its lever arm is point - shift - x_b (sg_contact_point_of) */
 } sg_contact;
+
+/* The contact point as seen from body `side` (0: A, 1: B) at its stored position. */
+static inline void sg_contact_point_of(const sg_contact *c, int side, double x[3]) {
+  for (int k = 0; k < 3; ++k) x[k] = c->cp.point[k] - (side ? c->shift[k] : 0.0);
+}
 
 typedef struct {
   int n, cap;
@@ -71,5 +78,24 @@ void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3
 double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt);
 /* Broad + narrow phase: the contacts of the candidate pairs with gap < sg_pair_reach. */
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out);
+
+/* Periodic boundaries (src/collision/periodic.c). The images of one search: bodies
+ * [n_real, n_real + n) of the scene while it runs, image k a copy of body real[k] moved by
+ * shift[3k..3k+3). Kept between calls for their memory. */
+typedef struct {
+  int n_real, n, cap, cap_shift;
+  int *real;
+  double *shift;
+} sg_images;
+void sg_images_destroy(sg_images *im);
+/* sg_find_contacts with the scene's periodic boundaries: images of the bodies near the cell's
+ * faces are appended for the search and removed after; each contact across a boundary is a
+ * contact of the two bodies with B's shift, found once. The plain search for a scene without. */
+sg_err sg_find_contacts_periodic(sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_images *im,
+                                 sg_contacts *out);
+/* The shifts by which a body's images move (the periods' combinations, up to 26); their number. */
+int sg_periodic_shifts(const sg_scene *s, double shifts[26][3]);
+/* x (a moving body's position) back into the periodic cell along its periodic axes. */
+void sg_periodic_wrap(const sg_scene *s, double x[3]);
 
 #endif

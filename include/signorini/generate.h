@@ -44,4 +44,5 @@ sg_err sg_generate_silo(sg_scene *s);
 sg_err sg_generate_hopper(sg_scene *s);
 sg_err sg_generate_drum(sg_scene *s);
 sg_err sg_generate_collapse(sg_scene *s);
+sg_err sg_generate_chute(sg_scene *s);
 #endif

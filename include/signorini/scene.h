@@ -119,6 +119,10 @@ typedef struct {
                           torque mu_r R N opposes the relative rolling of a contact (spheres only;
                           src/step/rolling.c) */
   double gravity[3];
+  /* periodic boundaries: along axis d when period_hi[d] > period_lo[d] (both 0: not periodic), the
+   * cell [lo, hi) repeats with period hi - lo; moving bodies are held inside it (model; the same on
+   * every rank; src/collision/periodic.c) */
+  double period_lo[3], period_hi[3];
   /* what a step changes */
   sg_state state;
   /* distribution: distributed = 0: every rank holds the whole scene. distributed = 1: this rank
@@ -181,6 +185,8 @@ double sg_scene_restitution(const sg_scene *s, int a, int b);
 double sg_scene_rolling(const sg_scene *s, int a, int b);
 /* Does any material pair have rolling resistance? */
 int sg_scene_has_rolling(const sg_scene *s);
+/* The period along each axis (0: not periodic); returns the number of periodic axes. */
+int sg_scene_period(const sg_scene *s, double L[3]);
 
 /* Index of the body with global id gid among the first n bodies of s (held in ascending gid, as
  * every rank holds them), or -1. */

@@ -113,6 +113,7 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
       c->gid_a = s->gid[i];
       c->gid_b = s->gid[j];
       c->cp = m.p[p];
+      c->shift[0] = c->shift[1] = c->shift[2] = 0;
     }
   }
   if (out->n > 1) qsort(out->c, (size_t)out->n, sizeof *out->c, cmp_contact);

@@ -32,6 +32,14 @@ static int sphere_meets_box(const double *x, double r, const double *box) {
   return d2 < r * r;
 }
 
+static int sphere_or_image_meets_box(const double *x, double r, const double *box, double shifts[][3], int n_shifts) {
+  for (int k = 0; k < n_shifts; ++k) {
+    const double y[3] = {x[0] + shifts[k][0], x[1] + shifts[k][1], x[2] + shifts[k][2]};
+    if (sphere_meets_box(y, r, box)) return 1;
+  }
+  return 0;
+}
+
 sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double margin, double sweep_dt,
                         sg_scene *ghosts) {
   g->comm = comm;
@@ -57,7 +65,11 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
   }
   if (MPI_Allgather(box, 6, MPI_DOUBLE, g->boxes, 6, MPI_DOUBLE, comm) != MPI_SUCCESS)
     return sg_error_set(SG_ERR_LIB, "ghosts: cannot gather the rank boxes");
-  /* destinations of each owned body; O(owned x P) box tests */
+  /* destinations of each owned body; O(owned x P) box tests, each with the body's periodic
+   * images too (periodic.c builds them from the ghosts) */
+  double shifts[27][3] = {{0, 0, 0}}, images[26][3];
+  const int n_shifts = 1 + sg_periodic_shifts(s, images);
+  memcpy(shifts[1], images, (size_t)(n_shifts - 1) * sizeof images[0]);
   sg_err err = sg_grow((void **)&g->dest_off, &g->cap_doff, n + 1, sizeof(int), "ghost plan");
   SG_CHECK(sg_error_collective(comm, err));
   g->dest_off[0] = 0;
@@ -67,7 +79,7 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
     for (int i = 0; i < n; ++i) {
       double r = reach(s, i, sweep_dt);
       for (int k = 0; k < P && !s->fixed[i]; ++k) {
-        if (k == me || !sphere_meets_box(s->state.pos + 3 * i, r, g->boxes + 6 * k)) continue;
+        if (k == me || !sphere_or_image_meets_box(s->state.pos + 3 * i, r, g->boxes + 6 * k, shifts, n_shifts)) continue;
         if (pass) g->dest[nd] = k;
         nd++;
       }

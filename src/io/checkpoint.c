@@ -120,6 +120,11 @@ uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
   for (int k = 0; k < s->n_materials * s->n_materials; ++k) elastic |= s->restitution[k] != 0;
   if (elastic) h = fnv_f64s(h, s->restitution, s->n_materials * s->n_materials);
   if (sg_scene_has_rolling(s)) h = fnv_f64s(h, s->rolling, s->n_materials * s->n_materials); /* likewise */
+  double L[3];
+  if (sg_scene_period(s, L)) { /* likewise */
+    h = fnv_f64s(h, s->period_lo, 3);
+    h = fnv_f64s(h, s->period_hi, 3);
+  }
   for (int k = 0; k < s->n_motions; ++k) { /* the same on every rank */
     const sg_motion *m = &s->motions[k];
     h = fnv_i64(h, m->body);

@@ -24,6 +24,13 @@ static void print_scene(FILE *out, const sg_scene *s) {
   fprintf(out, "\n");
   fprintf(out, "  materials: %d\n", s->n_materials);
   fprintf(out, "  gravity: (%g, %g, %g)\n", s->gravity[0], s->gravity[1], s->gravity[2]);
+  double L[3];
+  if (sg_scene_period(s, L)) {
+    fprintf(out, "  periodic:");
+    for (int d = 0; d < 3; ++d)
+      if (L[d] > 0) fprintf(out, " %c in [%g, %g)", "xyz"[d], s->period_lo[d], s->period_hi[d]);
+    fprintf(out, "\n");
+  }
 }
 
 typedef struct {

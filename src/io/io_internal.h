@@ -82,6 +82,9 @@ sg_err sg_h5_read_checked(hid_t loc, const char *name, const char *shown, const 
                           int want_int, int rank, long long *dims, const char *why, hid_t dxpl,
                           void **buf);
 
+/* The optional periodic cell (/world/period_lo and /world/period_hi, both or neither; zeros when
+ * absent). */
+sg_err sg_period_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, double lo[3], double hi[3]);
 /* An optional material table /materials/<name> ([m][m]; prefix as for the scene group):
  * restitution, rolling_friction. *table is NULL when the file has none (every pair 0), else
  * allocated (free()). */

@@ -68,7 +68,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nranks);
   void *col[SG_F_COUNT] = {0};
-  double *friction = NULL, *restitution = NULL, *rolling = NULL, *gravity = NULL;
+  double *friction = NULL, *restitution = NULL, *rolling = NULL, *gravity = NULL, period[6] = {0};
   sg_scene blk;
   memset(&blk, 0, sizeof blk);
   char shown[256], shape_name[256], why[320];
@@ -130,6 +130,7 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   if (!err) {
     long long three = 3;
     err = sg_h5_read_checked(file, "world/gravity", "/world/gravity", path, 0, 1, &three, NULL, dxpl, (void **)&gravity);
+    if (!err) err = sg_period_read(file, "", path, dxpl, period, period + 3);
     err = sg_error_collective(comm, err);
   }
 
@@ -150,6 +151,8 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
     if (restitution) memcpy(blk.restitution, restitution, (size_t)(mm[0] * mm[0]) * sizeof(double));
     if (rolling) memcpy(blk.rolling, rolling, (size_t)(mm[0] * mm[0]) * sizeof(double));
     memcpy(blk.gravity, gravity, sizeof blk.gravity);
+    memcpy(blk.period_lo, period, sizeof blk.period_lo);
+    memcpy(blk.period_hi, period + 3, sizeof blk.period_hi);
     err = sg_scene_validate(&blk, path);
   }
   err = sg_error_collective(comm, err);

@@ -56,6 +56,21 @@ static sg_err write_ids(hid_t loc, const char *file, const sg_io_rows *r, hid_t 
   return err;
 }
 
+/* The periodic cell, when the scene has one (/world/period_lo, /world/period_hi). */
+static sg_err write_period(hid_t loc, const char *file, const sg_scene *s, int rank, hid_t dxpl) {
+  hsize_t three = 3;
+  const char *names[2] = {"world/period_lo", "world/period_hi"};
+  const double *values[2] = {s->period_lo, s->period_hi};
+  sg_err err = SG_OK;
+  for (int k = 0; k < 2 && !err; ++k) {
+    hid_t d = H5I_INVALID_HID;
+    err = sg_h5_dataset_create(loc, names[k], H5T_IEEE_F64LE, 1, &three, NULL, NULL, file, &d);
+    if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, values[k], dxpl, file, names[k]);
+    sg_h5_close(&d);
+  }
+  return err;
+}
+
 sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s,
                             hid_t dxpl) {
   int rank;
@@ -84,6 +99,8 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   if (!err) err = sg_h5_dataset_create(loc, "world/gravity", H5T_IEEE_F64LE, 1, &three, NULL, NULL, file, &d);
   if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->gravity, dxpl, file, "world/gravity");
   sg_h5_close(&d);
+  double L[3];
+  if (!err && sg_scene_period(s, L)) err = write_period(loc, file, s, rank, dxpl);
   if (!err) err = sg_motions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_regions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_meshes_write(comm, loc, file, s, dxpl);
@@ -195,9 +212,33 @@ sg_err sg_material_table_read(hid_t loc, const char *prefix, const char *file, c
   return sg_h5_read_checked(loc, path, shown, file, 0, 2, mm, "(M x M, M from /materials/friction)", dxpl, (void **)table);
 }
 
-/* The friction table (M x M), the restitution and rolling-friction tables when there are, and gravity. */
+sg_err sg_period_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, double lo[3], double hi[3]) {
+  const char *names[2] = {"world/period_lo", "world/period_hi"};
+  double *out[2] = {lo, hi};
+  int present = sg_h5_exists(loc, names[0]) + sg_h5_exists(loc, names[1]);
+  memset(lo, 0, 3 * sizeof *lo);
+  memset(hi, 0, 3 * sizeof *hi);
+  if (present == 0) return SG_OK;
+  if (present == 1)
+    return sg_error_set(SG_ERR_FORMAT, "%s: %s/world/period_lo and %s/world/period_hi go together; the file has one", file, prefix,
+                        prefix);
+  sg_err err = SG_OK;
+  for (int k = 0; k < 2 && !err; ++k) {
+    char shown[256];
+    long long three = 3;
+    double *v = NULL;
+    snprintf(shown, sizeof shown, "%s/%s", prefix, names[k]);
+    err = sg_h5_read_checked(loc, names[k], shown, file, 0, 1, &three, NULL, dxpl, (void **)&v);
+    if (!err) memcpy(out[k], v, 3 * sizeof *v);
+    free(v);
+  }
+  return err;
+}
+
+/* The friction table (M x M), the restitution and rolling-friction tables when there are, gravity
+ * and the periodic cell (lo then hi). */
 static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long *m,
-                         double **friction, double **restitution, double **rolling, double **gravity) {
+                         double **friction, double **restitution, double **rolling, double **gravity, double period[6]) {
   char shown[256];
   long long mm[2] = {-1, -1}, three = 3;
   snprintf(shown, sizeof shown, "%s/materials/friction", prefix);
@@ -213,6 +254,7 @@ static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t 
   if (!err) err = sg_material_table_read(loc, prefix, file, "rolling_friction", *m, dxpl, rolling);
   snprintf(shown, sizeof shown, "%s/world/gravity", prefix);
   if (!err) err = sg_h5_read_checked(loc, "world/gravity", shown, file, 0, 1, &three, NULL, dxpl, (void **)gravity);
+  if (!err) err = sg_period_read(loc, prefix, file, dxpl, period, period + 3);
   return err;
 }
 
@@ -220,7 +262,7 @@ static sg_err read_world(hid_t loc, const char *prefix, const char *file, hid_t 
  * in ascending id as scene.h wants (a file with ids may hold them in any order). */
 static sg_err build_scene(sg_scene *s, long long n, long long m, void *const col[SG_F_COUNT], const int64_t *ids,
                           const double *friction, const double *restitution, const double *rolling, const double *gravity,
-                          const sg_scene *meshes, const char *file) {
+                          const double period[6], const sg_scene *meshes, const char *file) {
   sg_err err = sg_scene_create(s, (int)n, (int)m);
   if (!err) err = sg_scene_share_meshes(s, meshes);
   for (int i = 0; i < n && !err; ++i) {
@@ -234,6 +276,8 @@ static sg_err build_scene(sg_scene *s, long long n, long long m, void *const col
   if (restitution) memcpy(s->restitution, restitution, (size_t)(m * m) * sizeof(double));
   if (rolling) memcpy(s->rolling, rolling, (size_t)(m * m) * sizeof(double));
   memcpy(s->gravity, gravity, sizeof s->gravity);
+  memcpy(s->period_lo, period, sizeof s->period_lo);
+  memcpy(s->period_hi, period + 3, sizeof s->period_hi);
   return sg_scene_validate(s, file);
 }
 
@@ -241,7 +285,7 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
                            sg_scene *s) {
   memset(s, 0, sizeof *s);
   void *col[SG_F_COUNT] = {0};
-  double *friction = NULL, *restitution = NULL, *rolling = NULL, *gravity = NULL;
+  double *friction = NULL, *restitution = NULL, *rolling = NULL, *gravity = NULL, period[6] = {0};
   int64_t *ids = NULL;
   long long n = 0, m = 0, next_attr = -1;
   char shown[256];
@@ -249,10 +293,10 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
 
   sg_err err = read_bodies(loc, prefix, file, dxpl, col, &n, &ids);
   if (!err) err = sg_scene_next_gid_read(loc, prefix, file, &next_attr);
-  if (!err) err = read_world(loc, prefix, file, dxpl, &m, &friction, &restitution, &rolling, &gravity);
+  if (!err) err = read_world(loc, prefix, file, dxpl, &m, &friction, &restitution, &rolling, &gravity, period);
   sg_scene meshes = {0}; /* holds the meshes the bodies name until they are built */
   if (!err) err = sg_meshes_read(loc, prefix, file, dxpl, &meshes);
-  if (!err) err = build_scene(s, n, m, col, ids, friction, restitution, rolling, gravity, &meshes, file);
+  if (!err) err = build_scene(s, n, m, col, ids, friction, restitution, rolling, gravity, period, &meshes, file);
   sg_scene_destroy(&meshes);
   if (!err && ids) err = check_unique(ids, n, file, shown);
   if (!err) set_next_gid(s, next_attr);

@@ -79,9 +79,11 @@ static sg_err add_body(const sg_scene *s, int i, const sg_step_params *prm, cons
 /* The normal velocity of A relative to B at the contact point at the start of the step (m/s; < 0:
  * approaching), and its change by gravity over the step (dt n . (g_A - g_B), moving bodies only). */
 static double approach_velocity(const sg_scene *s, const sg_contact *ct, const double *n, double dt, double *gravity_dv) {
-  double va[3], vb[3], d[3];
-  rigid_point_velocity(va, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, ct->cp.point);
-  rigid_point_velocity(vb, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, ct->cp.point);
+  double va[3], vb[3], d[3], xa[3], xb[3];
+  sg_contact_point_of(ct, 0, xa);
+  sg_contact_point_of(ct, 1, xb);
+  rigid_point_velocity(va, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, xa);
+  rigid_point_velocity(vb, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, xb);
   v3_sub(d, va, vb);
   double ga = s->fixed[ct->a] ? 0.0 : 1.0, gb = s->fixed[ct->b] ? 0.0 : 1.0;
   *gravity_dv = (ga - gb) * dt * v3_dot(n, s->gravity);
@@ -116,17 +118,20 @@ static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step
   const double sign[2] = {1.0, -1.0};
   int subs[2], np = 0;
   const double *Js[2];
+  double x[2][3];
+  sg_contact_point_of(ct, 0, x[0]);
+  sg_contact_point_of(ct, 1, x[1]);
   for (int side = 0; side < 2; ++side) {
     const int i = body[side];
     if (s->fixed[i]) continue;
-    sg_body_kind_of(s, i)->point_jacobian(s, i, 0, ct->cp.point, frame, 3, u, sign[side], w->J[np]);
+    sg_body_kind_of(s, i)->point_jacobian(s, i, 0, x[side], frame, 3, u, sign[side], w->J[np]);
     subs[np] = sub_of_body[i];
     Js[np] = w->J[np];
     np++;
   }
   double e[3] = {normal_error(s, ct, frame, prm), 0, 0}, drag[3] = {0, 0, 0}, us[3];
-  if (s->fixed[ct->a]) { rigid_point_velocity(us, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, ct->cp.point); v3_add(drag, drag, us); }
-  if (s->fixed[ct->b]) { rigid_point_velocity(us, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, ct->cp.point); v3_sub(drag, drag, us); }
+  if (s->fixed[ct->a]) { rigid_point_velocity(us, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, x[0]); v3_add(drag, drag, us); }
+  if (s->fixed[ct->b]) { rigid_point_velocity(us, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, x[1]); v3_sub(drag, drag, us); }
   for (int k = 0; k < 3; ++k) e[k] = (e[k] + v3_dot(frame + 3 * k, drag)) / sg_units_velocity(u);
   return sg_problem_add_constraint(p, SG_CON_CONTACT, e, sg_scene_friction(s, ct->a, ct->b), 0, 0, np, subs, Js, NULL);
 }

@@ -14,6 +14,7 @@ static const sg_scenario g_scenarios[] = {
   {"hopper", "a cylindrical silo on a conical hopper discharging through the orifice at its apex", sg_generate_hopper},
   {"drum", "a rotating drum, partly filled with spheres", sg_generate_drum},
   {"collapse", "a column of spheres released on a plane by lifting its tube", sg_generate_collapse},
+  {"chute", "spheres flowing down a rough incline, periodic along and across the flow", sg_generate_chute},
 };
 
 const sg_scenario *sg_scenario_find(const char *name) {

@@ -124,6 +124,8 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   dst->rolling = rolling;
   dst->n_materials = src->n_materials;
   memcpy(dst->gravity, src->gravity, sizeof dst->gravity);
+  memcpy(dst->period_lo, src->period_lo, sizeof dst->period_lo);
+  memcpy(dst->period_hi, src->period_hi, sizeof dst->period_hi);
   dst->state.time = src->state.time;
   dst->state.step = src->state.step;
   sg_motion *m = sg_calloc((size_t)src->n_motions + 1, sizeof *m, "motions");
@@ -274,6 +276,34 @@ static sg_err validate_rolling_shapes(const sg_scene *s, const char *where) {
   return SG_OK;
 }
 
+/* Periodic boundaries: a well-formed cell, and moving bodies inside it and small enough that a
+ * body never meets another both directly and through the boundary (src/collision/periodic.c). */
+static sg_err validate_periodic(const sg_scene *s, const char *where) {
+  static const char axis[3] = {'x', 'y', 'z'};
+  double L[3];
+  if (!finite_all(s->period_lo, 3) || !finite_all(s->period_hi, 3))
+    return sg_error_set(SG_ERR_FORMAT, "the periodic cell is not finite (%s)", where);
+  for (int d = 0; d < 3; ++d)
+    if (s->period_hi[d] < s->period_lo[d])
+      return sg_error_set(SG_ERR_FORMAT, "the periodic cell along %c has hi %g below lo %g (%s)", axis[d], s->period_hi[d],
+                          s->period_lo[d], where);
+  if (!sg_scene_period(s, L)) return SG_OK;
+  for (int i = 0; i < s->n; ++i) {
+    if (s->fixed[i]) continue;
+    for (int d = 0; d < 3; ++d) {
+      const double x = s->state.pos[3 * i + d];
+      if (L[d] == 0) continue;
+      if (!(x >= s->period_lo[d] && x <= s->period_hi[d]))
+        return sg_error_set(SG_ERR_FORMAT, "body %lld: %c = %g is outside the periodic cell [%g, %g) (%s)", (long long)s->gid[i],
+                            axis[d], x, s->period_lo[d], s->period_hi[d], where);
+      if (!(4 * sg_body_bounding_radius(s, i) < L[d]))
+        return sg_error_set(SG_ERR_FORMAT, "body %lld: its size %g is more than a quarter of the period %g along %c (%s)",
+                            (long long)s->gid[i], sg_body_bounding_radius(s, i), L[d], axis[d], where);
+    }
+  }
+  return SG_OK;
+}
+
 sg_err sg_scene_validate(const sg_scene *s, const char *where) {
   if (!finite_all(s->gravity, 3)) return sg_error_set(SG_ERR_FORMAT, "gravity is not finite (%s)", where);
   if (s->n_materials < 1) return sg_error_set(SG_ERR_FORMAT, "no materials (%s)", where);
@@ -328,6 +358,7 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
       return sg_error_set(SG_ERR_FORMAT, "body %lld: orientation is not a unit quaternion (norm %g) (%s)", id, qn, where);
   }
   SG_CHECK(validate_rolling_shapes(s, where));
+  SG_CHECK(validate_periodic(s, where));
   return validate_revolved_company(s, where);
 }
 
@@ -347,6 +378,15 @@ int sg_scene_has_rolling(const sg_scene *s) {
   for (int k = 0; k < s->n_materials * s->n_materials; ++k)
     if (s->rolling[k] != 0) return 1;
   return 0;
+}
+
+int sg_scene_period(const sg_scene *s, double L[3]) {
+  int n = 0;
+  for (int d = 0; d < 3; ++d) {
+    L[d] = s->period_hi[d] > s->period_lo[d] ? s->period_hi[d] - s->period_lo[d] : 0.0;
+    n += L[d] > 0;
+  }
+  return n;
 }
 
 double sg_body_min_size(const sg_scene *s, int i) {

@@ -7,7 +7,7 @@
 sg_err sg_stepper_collide(sg_stepper *st) {
   sg_scene *s = st->s;
   double t0 = MPI_Wtime();
-  SG_CHECK(sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->contacts));
+  SG_CHECK(sg_find_contacts_periodic(s, st->prm.margin, st->prm.dt, &st->bp, &st->images, &st->contacts));
   SG_CHECK(sg_fault_check("collision", s->state.step + 1)); /* a testing aid (fault.h) */
   int m = 0; /* the contacts of owned bodies, in the canonical order */
   for (int k = 0; k < st->contacts.n; ++k) {

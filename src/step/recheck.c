@@ -22,9 +22,11 @@ static void point_velocity(const sg_scene *s, const double *vhat, int i, const d
 
 /* Gap of contact c at the end of the step under the motion vhat, to first order. */
 static double gap_after_step(const sg_stepper *st, const double *vhat, const sg_contact *c) {
-  double ua[3], ub[3], rel[3];
-  point_velocity(st->s, vhat, c->a, c->cp.point, ua);
-  point_velocity(st->s, vhat, c->b, c->cp.point, ub);
+  double ua[3], ub[3], rel[3], xa[3], xb[3];
+  sg_contact_point_of(c, 0, xa);
+  sg_contact_point_of(c, 1, xb);
+  point_velocity(st->s, vhat, c->a, xa, ua);
+  point_velocity(st->s, vhat, c->b, xb, ub);
   v3_sub(rel, ua, ub); /* the normal points from b toward a */
   return c->cp.gap + st->prm.dt * v3_dot(rel, c->cp.normal);
 }
@@ -37,7 +39,7 @@ static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si) {
   memcpy(st->recheck_vel, s->state.vel, 6 * (size_t)s->n * sizeof(double));
   for (int i = 0; i < s->n; ++i)
     if (!s->fixed[i]) memcpy(s->state.vel + 6 * i, vhat_si + 6 * i, 6 * sizeof(double));
-  sg_err err = sg_find_contacts(s, st->prm.margin, st->prm.dt, &st->bp, &st->recheck);
+  sg_err err = sg_find_contacts_periodic(s, st->prm.margin, st->prm.dt, &st->bp, &st->images, &st->recheck);
   memcpy(s->state.vel, st->recheck_vel, 6 * (size_t)s->n * sizeof(double)); /* the step starts from these */
   return err;
 }

@@ -70,6 +70,7 @@ void sg_stepper_destroy(sg_stepper **pst) {
   sg_stepper_exchange_destroy(st);
   sg_hooks_destroy(&st->hooks);
   sg_broadphase_destroy(&st->bp);
+  sg_images_destroy(&st->images);
   sg_contacts_destroy(&st->contacts);
   sg_contacts_destroy(&st->recheck);
   sg_contacts_destroy(&st->merged);

@@ -32,6 +32,7 @@ struct sg_stepper {
   sg_body_events inserted, deleted; /* by the hooks, in the last step, of bodies held here */
   /* collision and the problem */
   sg_broadphase bp;
+  sg_images images;                  /* periodic images of the last search */
   sg_contacts contacts;
   sg_problem prob;
   int *sub_of_body, cap_body;

@@ -206,6 +206,10 @@ def mutate(src, dst, edit):
             if "materials/restitution" in f:
                 del f["materials/restitution"]
             f["materials/restitution"] = np.full((m, m), 1.5) if edit == "restitution_1p5" else np.zeros((m, m + 2))
+        elif edit in ("period_outside", "period_half"):  # moving bodies outside the cell; period_lo alone
+            f["world/period_lo"] = np.zeros(3)
+            if edit == "period_outside":
+                f["world/period_hi"] = np.array([1e-3, 0.0, 0.0])
         elif edit in ("rolling_negative", "rolling_box_6"):  # below 0; a moving box (body 6) with rolling friction
             m = f["materials/friction"].shape[0]
             if "materials/rolling_friction" in f:
