@@ -10,7 +10,11 @@ spheres inside it (each sphere's exact intersection with the slab) over the slab
 horizontal area the periodic cell's (x by y) or -area (m^2) for a scene without a cell; its
 velocity is the mean velocity of the spheres whose centres lie in it. Profiles are averaged over
 the frames. Prints per file and per slab z / d (from the base's top, the highest fixed sphere's
-top, or z = 0), the packing fraction and the flow velocity v_x / sqrt(g d); then the depth H of
+top, or z = 0), the packing fraction and the flow velocity v_x / sqrt(g d); with a trajectory
+written with `run -output_stress`, also the coarse-grained stress of the slab (Pa, tension positive:
+the stress moments of the spheres centred in it over its volume, plus the kinetic part -sum m v'v'),
+sigma_zz against the weight of the layer above, and sigma_xz / sigma_zz against g_x / g_z (minus
+tan(angle)), which a steady uniform flow on an incline has at every depth; then the depth H of
 the layer (where the packing fraction falls below half its bulk value) and the least-squares fit of
 Bagnold's profile for a steady flow on a rough incline, v(z) = A (H^(3/2) - (H - z)^(3/2))
 (Silbert et al. 2001), with its relative rms misfit. -png draws the profiles.
@@ -66,20 +70,33 @@ def profiles(path, window, bin_d, area):
         phi = np.zeros(len(edges) - 1)
         vel = np.zeros(len(edges) - 1)
         counts = np.zeros(len(edges) - 1)
+        has_stress = 'frames/stress' in f
+        stress = np.zeros((len(edges) - 1, 3, 3))
+        mass = ids['density'][:n][moving] * 4.0 / 3.0 * np.pi * r[moving] ** 3
         for k in frames:
             x = f['frames/position'][k][moving]
-            v = f['frames/velocity'][k][moving, 0]
+            v3 = f['frames/velocity'][k][moving, :3]
             present = np.isfinite(x[:, 2])
-            z, rr, v = x[present, 2], r[moving][present], v[present]
+            z, rr, v3, m = x[present, 2], r[moving][present], v3[present], mass[present]
+            v = v3[:, 0]
+            W = f['frames/stress'][k][moving][present].reshape(-1, 3, 3) if has_stress else None
             for s in range(len(edges) - 1):
-                phi[s] += slab_volume(z, rr, edges[s], edges[s + 1]).sum() / (area * (edges[s + 1] - edges[s]))
+                volume = area * (edges[s + 1] - edges[s])
+                phi[s] += slab_volume(z, rr, edges[s], edges[s + 1]).sum() / volume
                 inside = (z >= edges[s]) & (z < edges[s + 1])
                 vel[s] += v[inside].sum()
                 counts[s] += inside.sum()
+                if has_stress and inside.any():
+                    # contact part: the stress moments of the spheres centred in the slab (Love-Weber);
+                    # kinetic part: -sum m v' v' with v' the velocity less the slab's mean
+                    fluct = v3[inside] - v3[inside].mean(axis=0)
+                    kinetic = -np.einsum('i,ia,ib->ab', m[inside], fluct, fluct)
+                    stress[s] += (np.nansum(W[inside], axis=0) + kinetic) / volume
         phi /= frames.size
         vel = np.where(counts > 0, vel / np.maximum(counts, 1), np.nan)
         zc = 0.5 * (edges[:-1] + edges[1:]) - base_top
-        return zc / d, phi, vel / np.sqrt(g * d), t0, t1
+        stress = stress / frames.size if has_stress else None
+        return zc / d, phi, vel / np.sqrt(g * d), t0, t1, stress
 
 
 def bagnold_fit(z, phi, v):
@@ -92,6 +109,37 @@ def bagnold_fit(z, phi, v):
     A = np.dot(shape, v[sel]) / np.dot(shape, shape)
     misfit = np.sqrt(np.mean((A * shape - v[sel]) ** 2)) / np.max(np.abs(v[sel]))
     return H, bulk, A, misfit
+
+
+def print_stress(path, z, phi, v, stress):
+    """The profiles with the stress (Pa; tension positive) and the momentum balance of a steady
+    uniform layer on an incline: sigma_zz(z) = minus the weight (along z) of the layer above per area,
+    sigma_xz / sigma_zz = g_x / g_z (minus the tangent of the angle) at every depth."""
+    with h5py.File(path, 'r') as f:
+        gvec = f['scene/world/gravity'][()]
+        b = f['scene/bodies']
+        moving = ~b['fixed'][()].astype(bool)
+        rho = b['density'][()][moving].mean()
+    dz = (z[1] - z[0]) if len(z) > 1 else 1.0
+    d_over = None
+    print('   z/d    phi   v/sqrt(gd)   sigma_zz (Pa)  overburden (Pa)   sigma_xz/sigma_zz')
+    with h5py.File(path, 'r') as f:
+        ids = f['ids'] if 'ids' in f else f['scene/bodies']
+        n = f['frames/position'].shape[1]
+        rr = ids['size'][:n, 0][ids['fixed'][:n] == 0]
+        d_over = 2 * rr.mean()
+    # the weight of the layer above each slab's middle, per area, along z: rho |g_z| integral of phi
+    above = np.array([phi[k + 1:].sum() * dz + 0.5 * phi[k] * dz for k in range(len(z))]) * d_over
+    overburden = -rho * abs(gvec[2]) * above
+    for k in range(len(z)):
+        szz, sxz = stress[k, 2, 2], stress[k, 0, 2]
+        ratio = sxz / szz if szz != 0 else np.nan
+        print(f'{z[k]:6.2f}  {phi[k]:5.3f}  {v[k]:9.3f}   {szz:13.2f}  {overburden[k]:15.2f}   {ratio:8.3f}')
+    deep = (phi > 0.4) & (z > 1)
+    if deep.any():
+        ratio = np.median(stress[deep, 0, 2] / stress[deep, 2, 2])
+        print(f'  bulk: median sigma_xz / sigma_zz = {ratio:.3f} (steady uniform flow: g_x / g_z = {gvec[0] / gvec[2]:.3f}); '
+              f'sigma_zz / overburden = {np.median(stress[deep, 2, 2] / overburden[deep]):.3f}')
 
 
 def main(argv):
@@ -116,12 +164,15 @@ def main(argv):
         sys.exit(__doc__)
     results = []
     for path in files:
-        z, phi, v, t0, t1 = profiles(path, window, bin_d, area)
+        z, phi, v, t0, t1, stress = profiles(path, window, bin_d, area)
         H, bulk, A, misfit = bagnold_fit(z, phi, v)
         print(f'{path}: frames in [{t0:.3g}, {t1:.3g}] s')
-        print('   z/d    phi   v/sqrt(gd)')
-        for zz, p, vv in zip(z, phi, v):
-            print(f'{zz:6.2f}  {p:5.3f}  {vv:9.3f}')
+        if stress is None:
+            print('   z/d    phi   v/sqrt(gd)')
+            for zz, p, vv in zip(z, phi, v):
+                print(f'{zz:6.2f}  {p:5.3f}  {vv:9.3f}')
+        else:
+            print_stress(path, z, phi, v, stress)
         print(f'  depth H = {H:.2f} d, bulk packing fraction {bulk:.3f}; Bagnold fit v = {A:.4f} (H^1.5 - (H - z)^1.5) '
               f'sqrt(gd), rms misfit {100 * misfit:.1f}% of the surface velocity')
         results.append((path, z, phi, v, H, A))

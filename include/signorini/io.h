@@ -40,6 +40,11 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
  * ids absent from it read as NaN (/frames/present = 0). Refuses (SG_ERR_ARG, every rank) a
  * negative id and an id written twice. */
 sg_err sg_traj_write_frame(sg_traj_writer *w, const sg_scene *s);
+/* Add /frames/stress ([frame][id][9], NaN where not given) to a trajectory, before its first frame
+ * (collective); sg_traj_set_stress gives the rows of the next frame (each rank its bodies': n
+ * rows, ids gid, 9 numbers each; kept by pointer until then). */
+sg_err sg_traj_add_stress(sg_traj_writer *w, const sg_scene *s);
+void sg_traj_set_stress(sg_traj_writer *w, int n, const int64_t *gid, const double *W);
 /* One step's statistics (buffered; appended every 256 steps, at each frame and at the close). */
 sg_err sg_traj_write_stats(sg_traj_writer *w, const sg_step_stats *st);
 /* The bodies this rank inserted and deleted in one step (either may be NULL or empty). Collective:

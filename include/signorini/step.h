@@ -107,4 +107,10 @@ sg_err sg_stepper_whole_problem(sg_stepper *st, int root, sg_problem *buf, const
 const sg_problem *sg_stepper_problem(const sg_stepper *st);
 const double *sg_stepper_lambda(const sg_stepper *st);
 const sg_contacts *sg_stepper_contacts(const sg_stepper *st);
+/* Stress moments (src/step/stress.c): with keep = 1, each step keeps, for each moving body this
+ * rank owns, W = sum over its contacts of f (x) (x_c - x) (N m, row-major 3 x 3; f the contact
+ * force, x_c the contact point, x the centre at the step's start). sg_stepper_stress gives the last
+ * step's: their number, the bodies' gids (ascending) and 9 numbers per body. */
+void sg_stepper_keep_stress(sg_stepper *st, int keep);
+int sg_stepper_stress(const sg_stepper *st, const int64_t **gid, const double **W);
 #endif

@@ -20,7 +20,7 @@ typedef struct {
   char out[4096], solver[64], checkpoint[4096], restart[4096];
   double t_final, progress_interval;
   long output_every, checkpoint_every;
-  int restarting;
+  int restarting, output_stress;
   sg_fclib_dump dump; /* -fclib_dump_step, -fclib_dump_file */
 } run_options;
 
@@ -67,6 +67,8 @@ static sg_err read_run_options(MPI_Comm comm, const sg_scene *s, run_options *o,
   SG_CHECK(sg_step_params_from_options(comm, s, prm));
   long every_default = (long)fmax(1.0, round(1.0 / (60.0 * prm->dt))); /* about 60 frames per second */
   SG_CHECK(sg_opt_int("-output_every", every_default, 1, 1000000000, "write a frame every N steps", &o->output_every));
+  SG_CHECK(sg_opt_bool("-output_stress", 0, "write each moving body's stress moment, sum of f (x) (x_c - x) over its contacts, to /frames/stress (docs/GRANULAR.md, \"Stresses\")",
+                       &o->output_stress));
   SG_CHECK(sg_opt_real("-progress_interval", 30.0, 0.0, 1e9, "seconds between progress lines in batch logs (0: none)", &o->progress_interval));
   SG_CHECK(sg_opt_int("-checkpoint_every", 0, 0, 1000000000, "write a checkpoint every N steps (0: none), replacing the previous one", &o->checkpoint_every));
   int set = 0;
@@ -177,6 +179,10 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     err = sg_error_collective(comm, sg_stepper_set_hook_state(st, ck.hook_state, ck.n_hook_state, ck.hook_names));
   sg_checkpoint_info_free(&ck);
   if (!err) err = sg_error_collective(comm, sg_traj_open(comm, o.out, &s, &w));
+  if (!err && o.output_stress) {
+    sg_stepper_keep_stress(st, 1);
+    err = sg_traj_add_stress(w, &s);
+  }
   if (!err) {
     char buf[128];
     sg_traj_set_attr(w, "solver", o.solver);
@@ -213,6 +219,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       /* the scene still holds the last good state: keep it as the final frame of the .partial */
       sg_error_append(" (in step %lld; the last good state, t = %.6g s, is the final frame of %s)", g, s.state.time,
                       sg_traj_partial_name(w));
+      sg_traj_set_stress(w, 0, NULL, NULL); /* the failed step's forces are not the state's */
       sg_traj_write_frame(w, &s);
       step_failed = 1;
       break;
@@ -224,7 +231,13 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       sg_stepper_events(st, &inserted, &deleted);
       err = sg_traj_write_events(w, inserted, deleted);
     }
-    if (!err && (g % o.output_every == 0 || k == n_steps)) err = sg_traj_write_frame(w, &s);
+    if (!err && (g % o.output_every == 0 || k == n_steps)) {
+      const int64_t *stress_gid;
+      const double *stress;
+      int n_stress = sg_stepper_stress(st, &stress_gid, &stress);
+      sg_traj_set_stress(w, n_stress, stress_gid, stress);
+      err = sg_traj_write_frame(w, &s);
+    }
     err = sg_error_collective(comm, err);
     if (!err && o.checkpoint_every > 0 && g % o.checkpoint_every == 0) {
       err = write_checkpoint(comm, st, &s, &prm, o.checkpoint, scene_hash);

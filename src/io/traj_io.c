@@ -95,11 +95,17 @@ struct sg_traj_writer {
   double *own_data[FR_COUNT];
   int cap_own, cap_data[FR_COUNT];
   sg_surface walls; /* rank 0: the fixed walls at the start, for the .xmf */
+  /* /frames/stress when asked for (sg_traj_add_stress): the rows of the next frame */
+  hid_t d_stress;
+  int n_stress;
+  const int64_t *stress_gid;
+  const double *stress_W;
 };
 
 static void close_handles(sg_traj_writer *w) {
   sg_h5_close(&w->d_time);
   for (int k = 0; k < FR_COUNT; ++k) sg_h5_close(&w->d_frame[k]);
+  sg_h5_close(&w->d_stress);
   sg_h5_close(&w->d_present);
   sg_h5_close(&w->d_nbodies);
   sg_h5_close(&w->d_nids);
@@ -166,6 +172,21 @@ static sg_err create_frames(sg_traj_writer *w, const sg_scene *s) {
                                 &zero, w->path, &w->d_present);
 }
 
+sg_err sg_traj_add_stress(sg_traj_writer *w, const sg_scene *s) {
+  if (w->n_frames > 0) return sg_error_set(SG_ERR_ARG, "%s: /frames/stress is added before the first frame", w->path);
+  hsize_t n = (hsize_t)w->n, hint = has_inflow(s) && n < GROW_CHUNK_ROWS ? GROW_CHUNK_ROWS : n;
+  hsize_t dims[3] = {0, n, 9}, maxdims[3] = {H5S_UNLIMITED, H5S_UNLIMITED, 9}, chunk[3] = {1, frame_chunk_rows(hint, 9 * sizeof(double)), 9};
+  const double nan = NAN;
+  return sg_error_collective(w->comm, sg_h5_dataset_create_filled(w->file, "frames/stress", H5T_IEEE_F64LE, 3, dims, maxdims, chunk,
+                                                                  H5T_NATIVE_DOUBLE, &nan, w->path, &w->d_stress));
+}
+
+void sg_traj_set_stress(sg_traj_writer *w, int n, const int64_t *gid, const double *W) {
+  w->n_stress = n;
+  w->stress_gid = gid;
+  w->stress_W = W;
+}
+
 /* /ids/...: [n] or [n][3], extendible, rows of ids never present hold the fill values. */
 static sg_err create_ids(sg_traj_writer *w) {
   const double nan = NAN;
@@ -217,6 +238,7 @@ static sg_traj_writer *writer_alloc(MPI_Comm comm, const char *path) {
   if (!w) return NULL;
   w->file = w->dxpl = w->d_time = w->d_present = w->d_nbodies = w->d_nids = H5I_INVALID_HID;
   for (int k = 0; k < FR_COUNT; ++k) w->d_frame[k] = H5I_INVALID_HID;
+  w->d_stress = H5I_INVALID_HID;
   for (int k = 0; k < ID_COUNT; ++k) w->d_ids[k] = H5I_INVALID_HID;
   for (int k = 0; k < N_STATS; ++k) w->d_stats[k] = H5I_INVALID_HID;
   /* A private communicator keeps our collectives apart from the caller's. */
@@ -354,6 +376,7 @@ static sg_err grow_bodies(sg_traj_writer *w, long long ext) {
   sg_err err = SG_OK;
   for (int k = 0; k < FR_COUNT && !err; ++k)
     err = sg_error_collective(w->comm, extend_axis(w->d_frame[k], 1, (hsize_t)ext, w->path, frame_fields[k].name));
+  if (!err && w->d_stress >= 0) err = sg_error_collective(w->comm, extend_axis(w->d_stress, 1, (hsize_t)ext, w->path, "frames/stress"));
   if (!err) err = sg_error_collective(w->comm, extend_axis(w->d_present, 1, (hsize_t)ext, w->path, "frames/present"));
   for (int k = 0; k < ID_COUNT && !err; ++k)
     err = sg_error_collective(w->comm, sg_h5_extend(w->d_ids[k], (hsize_t)ext, w->path, id_fields[k].name));
@@ -393,6 +416,16 @@ static sg_err write_frame_field(sg_traj_writer *w, int k, hsize_t f, int mine, c
   return sg_error_collective(w->comm, sg_h5_write_rows_blocked(w->comm, w->d_frame[k], H5T_NATIVE_DOUBLE, (long long)f,
                                                                frame_fields[k].ncols, mine, gid, data, nan_row, w->dxpl,
                                                                w->path, name));
+}
+
+/* Frame f of /frames/stress: each rank the rows it was given (sg_traj_set_stress). */
+static sg_err write_stress(sg_traj_writer *w, hsize_t f) {
+  const char *name = "/frames/stress";
+  double nan_row[9];
+  for (int k = 0; k < 9; ++k) nan_row[k] = NAN;
+  SG_CHECK(sg_error_collective(w->comm, sg_h5_extend(w->d_stress, f + 1, w->path, name)));
+  return sg_error_collective(w->comm, sg_h5_write_rows_blocked(w->comm, w->d_stress, H5T_NATIVE_DOUBLE, (long long)f, 9, w->n_stress,
+                                                               w->stress_gid, w->stress_W, nan_row, w->dxpl, w->path, name));
 }
 
 /* Row f of /frames/present, [0, ext) of it, from rank 0's copy of the map (collective, agreed). */
@@ -493,6 +526,7 @@ static sg_err write_frame_data(sg_traj_writer *w, const sg_scene *s, int mine, c
   if (!err) err = write_gid_rows(w, ext);
   if (!err) err = append_value(w, w->d_time, "/frames/time", f, H5T_NATIVE_DOUBLE, &s->state.time);
   for (int k = 0; k < FR_COUNT && !err; ++k) err = write_frame_field(w, k, f, mine, gid, data[k]);
+  if (!err && w->d_stress >= 0) err = write_stress(w, f);
   if (!err) err = write_present(w, f, ext);
   if (!err) err = append_value(w, w->d_nbodies, "/frames/n_bodies", f, H5T_NATIVE_LLONG, &count);
   if (!err) err = append_value(w, w->d_nids, "/frames/n_ids", f, H5T_NATIVE_LLONG, &ext);

@@ -75,6 +75,7 @@ void sg_stepper_destroy(sg_stepper **pst) {
   sg_contacts_destroy(&st->recheck);
   sg_contacts_destroy(&st->merged);
   free(st->recheck_vel); free(st->merged_lambda); free(st->solved_vel); free(st->roll);
+  free(st->stress); free(st->stress_gid);
   sg_problem_destroy(&st->prob);
   sg_whole_problem_destroy(&st->whole);
   free(st->con_key); free(st->sub_mine);
@@ -129,6 +130,7 @@ static sg_err solve_and_integrate(sg_stepper *st, const sg_hook_context *ctx, sg
   long long n_contacts = 0;
   SG_CHECK(sg_stepper_metric(st, &n_contacts, &stats->contact_residual));
   SG_CHECK(sg_error_collective(st->comm, sg_stepper_save_warm_start(st)));
+  SG_CHECK(sg_error_collective(st->comm, sg_stepper_stress_moments(st)));
   SG_CHECK(sg_hooks_run(&st->hooks, SG_HOOK_AFTER_SOLVE, ctx));
   sg_stepper_integrate(st);
   stats->iterations = info.iterations;
@@ -187,6 +189,7 @@ sg_err sg_stepper_step(sg_stepper *st, sg_step_stats *stats) {
   s->state.step++;
   s->state.time = ctx.t1;
   SG_CHECK(run_flow_hooks(st, SG_HOOK_END_OF_STEP, &ctx));
+  sg_stepper_stress_drop_deleted(st);
   flow_stats(st, &tally, stats);
   stats->time = s->state.time;
   stats->wall_seconds = MPI_Wtime() - wall0;

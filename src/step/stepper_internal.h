@@ -69,6 +69,10 @@ struct sg_stepper {
   sg_contacts recheck, merged;
   double *recheck_vel, *merged_lambda, *solved_vel;
   int cap_recheck_vel, cap_merged_lambda, cap_solved_vel;
+  /* stress moments (stress.c): per owned moving body, in gid order, when kept */
+  int keep_stress, n_stress, cap_stress, cap_stress_gid;
+  double *stress;
+  int64_t *stress_gid;
   /* rolling resistance (rolling.c): angular impulse of the step on each owned body (SI, 3 per body) */
   double *roll;
   int cap_roll, has_roll;
@@ -109,6 +113,10 @@ sg_err sg_stepper_keep_local_warm(sg_stepper *st, const sg_warm_entry *e, int n)
  * contacts and their last-step normal impulses; assembly adds it to the bodies' b. */
 sg_err sg_stepper_rolling_resistance(sg_stepper *st);
 void sg_stepper_add_rolling(sg_stepper *st);
+/* stress.c: the stress moments of the step's contacts (lambda in SI), before integration; then
+ * those of the bodies the end-of-step hooks deleted dropped. */
+sg_err sg_stepper_stress_moments(sg_stepper *st);
+void sg_stepper_stress_drop_deleted(sg_stepper *st);
 /* integrate.c: every owned body moved with its vhat (problem units). */
 void sg_stepper_integrate(sg_stepper *st);
 /* recheck.c: search the contacts that the solved motion (vhat in SI, 6 per body of s, bodies not
