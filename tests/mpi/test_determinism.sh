@@ -3,8 +3,8 @@
 # with rolling resistance
 # whose gate (a kinematic disk) slides open at 0.3 s, with an outflow below the orifice and an inflow
 # on top (frames, deletion and insertion records, statistics), also restarted on 3 ranks from a
-# checkpoint written on 2 in the middle of the discharge; a chute periodic along x and y; with SG_PILE=1
-# the 1,000-sphere pile (1 s).
+# checkpoint written on 2 in the middle of the discharge; a chute periodic along x and y, with its
+# stress moments (-output_stress); with SG_PILE=1 the 1,000-sphere pile (1 s).
 # Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
 set -u
 bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
@@ -15,7 +15,7 @@ compare() { # compare <a.h5> <b.h5>: bitwise (NaN rows of absent bodies included
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1], 'r'), h5py.File(sys.argv[2], 'r')
 names = ['frames/position', 'frames/orientation', 'frames/velocity', 'stats/iterations', 'stats/contact_residual']
-names += [k for k in ('frames/present', 'stats/n_bodies', 'stats/mass_deleted', 'stats/mass_inserted',
+names += [k for k in ('frames/present', 'frames/stress', 'stats/n_bodies', 'stats/mass_deleted', 'stats/mass_inserted',
                       'deleted/gid', 'deleted/time', 'deleted/position', 'deleted/velocity', 'deleted/mass',
                       'inserted/gid', 'inserted/position', 'inserted/size') if k in a]
 bad = [k for k in names if k not in b or a[k][()].tobytes() != b[k][()].tobytes()]
@@ -27,7 +27,8 @@ run_case() { # run_case <name> <generate args...>
   name=$1; shift
   "$bin" generate "$@" -o "$name.h5" > /dev/null || { echo "FAIL generate $name"; fail=1; return; }
   for n in 1 2 3 4; do
-    $mpiexec -n $n "$bin" run "$name.h5" -o "${name}_$n.h5" -t_final 1 -progress_interval 0 > "${name}_$n.log" 2>&1 \
+    # shellcheck disable=SC2086
+    $mpiexec -n $n "$bin" run "$name.h5" -o "${name}_$n.h5" -t_final 1 -progress_interval 0 ${RUN_EXTRA:-} > "${name}_$n.log" 2>&1 \
       || { echo "FAIL run $name on $n ranks"; cat "${name}_$n.log"; fail=1; return; }
   done
   compare "${name}_1.h5" "${name}_2.h5"
@@ -75,7 +76,7 @@ print(('FAIL ' if bad else 'ok   ') + 'silo with a gate, inflow and outflow, 2 r
 sys.exit(1 if bad else 0)
 PY
 # periodic along x and y: a chute whose flow crosses both boundaries, rank boundaries among them
-run_case chute chute -length 0.024 -width 0.016 -height 0.012
+RUN_EXTRA=-output_stress run_case chute chute -length 0.024 -width 0.016 -height 0.012
 # and restarted on 3 ranks from a checkpoint written on 2 (the cell comes back from the checkpoint)
 $mpiexec -n 2 "$bin" run chute.h5 -o chute_half.h5 -t_final 0.5 -checkpoint_every 60 -progress_interval 0 > chute_half.log 2>&1 \
   && $mpiexec -n 3 "$bin" run chute.h5 -o chute_rest.h5 -t_final 1 -restart chute_half.ckpt.h5 -progress_interval 0 > chute_rest.log 2>&1 \
