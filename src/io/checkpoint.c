@@ -233,7 +233,10 @@ static sg_err attr_read(hid_t loc, const char *name, H5T_class_t cls, hid_t mtyp
   else if (H5Tget_class(type) != cls)
     err = sg_error_set(SG_ERR_FORMAT, "%s: root attribute %s must be %s", file, name,
                        cls == H5T_FLOAT ? "a floating-point number" : "an integer");
-  else if (H5Aread(attr, mtype, value) < 0)
+  char what[300];
+  snprintf(what, sizeof what, "root attribute %s", name);
+  if (!err) err = sg_h5_check_number_type(type, file, what);
+  if (!err && H5Aread(attr, mtype, value) < 0)
     err = sg_error_set(SG_ERR_IO, "%s: cannot read root attribute %s", file, name);
   sg_h5_close(&type);
   sg_h5_close(&space);
@@ -422,6 +425,7 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
 static sg_err open_checkpoint(MPI_Comm comm, const char *path, hid_t *file) {
   *file = H5I_INVALID_HID;
   SG_CHECK(sg_fs_check_readable(comm, path));
+  SG_CHECK(sg_error_collective(comm, sg_h5_check_local_heaps(path)));
   sg_h5_quiet();
   hid_t fapl = sg_h5_fapl(comm);
   if (fapl < 0) return sg_error_collective(comm, sg_error_set(SG_ERR_LIB, "cannot open %s: HDF5 MPI-IO file access setup failed", path));
@@ -556,6 +560,8 @@ static sg_err read_hooks(hid_t file, const char *path, hid_t dxpl, sg_checkpoint
   sg_err err = SG_OK;
   if (space < 0 || type < 0 || H5Sget_simple_extent_ndims(space) != 1 || H5Tget_class(type) != H5T_INTEGER)
     err = sg_error_set(SG_ERR_FORMAT, "%s: dataset /hooks/state must be a 1-D array of integers", path);
+  if (!err) err = sg_h5_check_number_type(type, path, "dataset /hooks/state");
+  if (!err) err = sg_h5_check_storage(d, path, "dataset /hooks/state");
   if (!err) H5Sget_simple_extent_dims(space, &n, NULL);
   if (!err && n > 100000000) err = sg_error_set(SG_ERR_FORMAT, "%s: dataset /hooks/state: %llu words is too many", path, (unsigned long long)n);
   if (!err && !(info->hook_state = calloc((size_t)n + 1, sizeof *info->hook_state)))

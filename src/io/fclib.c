@@ -33,6 +33,10 @@ static sg_err read_int1(hid_t g, const char *name, const char *shown, const char
     err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s must hold one integer, it has %lld values", file, shown, (long long)points);
   if (!err && H5Tget_class(type) != H5T_INTEGER)
     err = sg_error_set(SG_ERR_FORMAT, "%s: dataset %s must hold an integer, not a value of another type", file, shown);
+  char what[300];
+  snprintf(what, sizeof what, "dataset %s", shown);
+  if (!err) err = sg_h5_check_number_type(type, file, what);
+  if (!err) err = sg_h5_check_storage(d, file, what);
   if (!err && H5Dread(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
     err = sg_error_set(SG_ERR_FORMAT, "%s: cannot read dataset %s", file, shown);
   sg_h5_close(&type);
@@ -169,31 +173,41 @@ static sg_err read_vector(hid_t g, const char *name, const char *shown, const ch
   return SG_OK;
 }
 
-/* info/title: a string dataset (fixed or variable length); absent -> "". */
-static void read_title(hid_t g, char *buf, size_t len) {
+/* info/title: one string (fixed or variable length); absent -> "". Its extent and size are checked
+ * before the read, which fills a buffer made for one string of that size. */
+static sg_err read_title(hid_t g, const char *gname, const char *file, char *buf, size_t len) {
   buf[0] = 0;
-  if (!sg_h5_exists(g, "info/title")) return;
-  hid_t d = H5Dopen2(g, "info/title", H5P_DEFAULT);
-  hid_t t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID, mem = H5I_INVALID_HID;
-  if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
-    if (H5Tis_variable_str(t) > 0) {
-      char *s = NULL;
-      mem = H5Tcopy(H5T_C_S1);
-      if (mem >= 0 && H5Tset_size(mem, H5T_VARIABLE) >= 0 && H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0 && s)
-        snprintf(buf, len, "%s", s);
-      if (s) H5free_memory(s);
-    } else {
-      size_t sz = H5Tget_size(t);
-      char *tmp = calloc(sz + 1, 1);
-      mem = H5Tcopy(H5T_C_S1);
-      if (tmp && mem >= 0 && H5Tset_size(mem, sz + 1) >= 0 && H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) >= 0)
-        snprintf(buf, len, "%s", tmp);
-      free(tmp);
-    }
+  if (!sg_h5_exists(g, "info/title")) return SG_OK;
+  char what[160];
+  snprintf(what, sizeof what, "dataset %s/info/title", gname);
+  hid_t d = H5Dopen2(g, "info/title", H5P_DEFAULT), mem = H5I_INVALID_HID;
+  hid_t t = d >= 0 ? H5Dget_type(d) : H5I_INVALID_HID, space = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+  sg_err err = SG_OK;
+  if (t < 0 || space < 0 || H5Tget_class(t) != H5T_STRING || H5Sget_simple_extent_npoints(space) != 1)
+    err = sg_error_set(SG_ERR_FORMAT, "%s: %s must hold one string", file, what);
+  int vlen = err ? 0 : H5Tis_variable_str(t) > 0;
+  if (!err && !vlen) err = sg_h5_check_type_size(t, SG_H5_MAX_STRING, file, what);
+  if (!err) err = sg_h5_check_storage(d, file, what);
+  if (!err && vlen) err = sg_h5_vlen_dset_check(d, file, what);
+  if (!err && vlen) {
+    char *s = NULL;
+    mem = H5Tcopy(H5T_C_S1);
+    if (mem >= 0 && H5Tset_size(mem, H5T_VARIABLE) >= 0 && H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0 && s)
+      snprintf(buf, len, "%s", s);
+    if (s) H5free_memory(s);
+  } else if (!err) {
+    size_t sz = H5Tget_size(t);
+    char *tmp = calloc(sz + 1, 1);
+    mem = H5Tcopy(H5T_C_S1);
+    if (tmp && mem >= 0 && H5Tset_size(mem, sz + 1) >= 0 && H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) >= 0)
+      snprintf(buf, len, "%s", tmp);
+    free(tmp);
   }
   sg_h5_close(&mem);
+  sg_h5_close(&space);
   sg_h5_close(&t);
   sg_h5_close(&d);
+  return err;
 }
 
 /* A mass matrix is symmetric; some FCLIB files (CubeH8, from LMGC90) store only one triangle.
@@ -235,7 +249,7 @@ static sg_err read_open(hid_t f, const char *file, sg_fclib_problem *fp) {
   char shown[128];
   long long dim;
   fp->local = !global;
-  read_title(g, fp->title, sizeof fp->title);
+  if ((err = read_title(g, gname, file, fp->title, sizeof fp->title))) goto done;
   snprintf(shown, sizeof shown, "%s/spacedim", gname);
   if (sg_h5_exists(g, "spacedim")) {
     if ((err = read_int1(g, "spacedim", shown, file, &dim))) goto done;
@@ -276,6 +290,7 @@ done:
 sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp) {
   memset(fp, 0, sizeof *fp);
   SG_CHECK(sg_fs_readable_file(path));
+  SG_CHECK(sg_h5_check_local_heaps(path));
   sg_h5_quiet();
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);

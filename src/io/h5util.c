@@ -49,6 +49,7 @@ void sg_h5_close(hid_t *id) {
 sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t *file) {
   *file = H5I_INVALID_HID;
   SG_CHECK(sg_fs_check_readable(comm, path));
+  SG_CHECK(sg_h5_check_local_heaps(path)); /* every rank reads the same file: the same verdict */
   sg_h5_quiet();
   hid_t fapl = sg_h5_fapl(comm);
   if (fapl < 0) return sg_error_set(SG_ERR_LIB, "cannot open %s: HDF5 MPI-IO file access setup failed", path);
@@ -127,6 +128,65 @@ sg_err sg_h5_attr_write_str(hid_t loc, const char *name, const char *value, cons
   return err;
 }
 
+sg_err sg_h5_check_type_size(hid_t type, size_t max_bytes, const char *file, const char *what) {
+  size_t size = H5Tget_size(type);
+  if (size == 0 || size > max_bytes)
+    return sg_error_set(SG_ERR_FORMAT, "%s: %s has values of %zu bytes (at most %zu expected: a corrupted type)", file,
+                        what, size, max_bytes);
+  return SG_OK;
+}
+
+sg_err sg_h5_check_storage(hid_t dset, const char *file, const char *what) {
+  hid_t dcpl = H5Dget_create_plist(dset), space = H5Dget_space(dset), type = H5Dget_type(dset);
+  H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+  hssize_t points = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  size_t size = type >= 0 ? H5Tget_size(type) : 0;
+  hsize_t have = H5Dget_storage_size(dset);
+  sg_h5_close(&type);
+  sg_h5_close(&space);
+  sg_h5_close(&dcpl);
+  if (layout == H5D_LAYOUT_ERROR || points < 0 || size == 0)
+    return sg_error_set(SG_ERR_FORMAT, "%s: cannot query %s", file, what);
+  if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS) return SG_OK;
+  /* points * size, refused when it overflows: no file holds that many bytes */
+  if (points > 0 && (hsize_t)points > (hsize_t)-1 / size)
+    return sg_error_set(SG_ERR_FORMAT, "%s: %s claims %lld values of %zu bytes (a corrupted extent)", file, what,
+                        (long long)points, size);
+  hsize_t need = (hsize_t)points * size;
+  if (have < need)
+    return sg_error_set(SG_ERR_FORMAT, "%s: %s stores %llu bytes, its extent needs %llu (a truncated or corrupted file)",
+                        file, what, (unsigned long long)have, (unsigned long long)need);
+  return SG_OK;
+}
+
+/* A standard layout: an integer whose bits fill its bytes, an IEEE float of 4 or 8 bytes. HDF5 takes
+ * the bit fields from the file too, and converts by them: a precision or an offset past the value's
+ * bytes makes it read past its buffers (a bus error in H5T__conv_i_f, found by tests/fuzz). */
+static int standard_layout(hid_t type) {
+  H5T_class_t cls = H5Tget_class(type);
+  if (cls == H5T_ENUM) {
+    hid_t base = H5Tget_super(type);
+    int ok = base >= 0 && H5Tget_class(base) == H5T_INTEGER && standard_layout(base);
+    sg_h5_close(&base);
+    return ok;
+  }
+  size_t size = H5Tget_size(type), prec = H5Tget_precision(type);
+  if (H5Tget_offset(type) != 0 || prec != 8 * size) return 0;
+  if (cls == H5T_INTEGER) return 1;
+  size_t spos, epos, esize, mpos, msize;
+  if (cls != H5T_FLOAT || H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize) < 0) return 0;
+  if (size == 4) return spos == 31 && epos == 23 && esize == 8 && mpos == 0 && msize == 23 && H5Tget_ebias(type) == 127;
+  return size == 8 && spos == 63 && epos == 52 && esize == 11 && mpos == 0 && msize == 52 && H5Tget_ebias(type) == 1023;
+}
+
+sg_err sg_h5_check_number_type(hid_t type, const char *file, const char *what) {
+  SG_CHECK(sg_h5_check_type_size(type, SG_H5_MAX_NUMBER, file, what));
+  if (!standard_layout(type))
+    return sg_error_set(SG_ERR_FORMAT, "%s: %s has a non-standard number type (a corrupted type: bit fields "
+                        "outside its %zu bytes, or not IEEE)", file, what, H5Tget_size(type));
+  return SG_OK;
+}
+
 /* Open attribute `name` holding a single element; *found = 0 when absent. */
 static sg_err attr_open_single(hid_t loc, const char *name, int *found, const char *file, hid_t *attr,
                                hid_t *type) {
@@ -151,9 +211,12 @@ sg_err sg_h5_attr_read_int(hid_t loc, const char *name, long long *value, int *f
   SG_CHECK(attr_open_single(loc, name, found, file, &attr, &type));
   if (!*found) return SG_OK;
   sg_err err = SG_OK;
+  char what[300];
+  snprintf(what, sizeof what, "attribute %s", name);
   if (H5Tget_class(type) != H5T_INTEGER)
     err = sg_error_set(SG_ERR_FORMAT, "%s: attribute %s must be an integer", file, name);
-  else if (H5Aread(attr, H5T_NATIVE_LLONG, value) < 0)
+  if (!err) err = sg_h5_check_number_type(type, file, what);
+  if (!err && H5Aread(attr, H5T_NATIVE_LLONG, value) < 0)
     err = sg_error_set(SG_ERR_IO, "%s: cannot read attribute %s", file, name);
   sg_h5_close(&type);
   sg_h5_close(&attr);
@@ -166,20 +229,24 @@ sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, i
   SG_CHECK(attr_open_single(loc, name, found, file, &attr, &type));
   if (!*found) return SG_OK;
   sg_err err = SG_OK;
+  char what[300];
+  snprintf(what, sizeof what, "attribute %s", name);
   buf[0] = 0;
   if (H5Tget_class(type) != H5T_STRING) {
     err = sg_error_set(SG_ERR_FORMAT, "%s: attribute %s must be a string", file, name);
   } else if (H5Tis_variable_str(type) > 0) {
     char *s = NULL;
     mem = H5Tcopy(H5T_C_S1);
-    if (mem < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 || H5Tset_cset(mem, H5Tget_cset(type)) < 0 ||
+    if ((err = sg_h5_vlen_attr_check(loc, name, file, what))) {
+      /* refused before HDF5 follows the reference */
+    } else if (mem < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 || H5Tset_cset(mem, H5Tget_cset(type)) < 0 ||
         H5Aread(attr, mem, &s) < 0) {
       err = sg_error_set(SG_ERR_IO, "%s: cannot read attribute %s", file, name);
     } else if (s) {
       snprintf(buf, len, "%s", s);
     }
     if (s) H5free_memory(s);
-  } else {
+  } else if (!(err = sg_h5_check_type_size(type, SG_H5_MAX_STRING, file, what))) {
     /* Fixed length: read into a buffer one longer so the copy is always terminated. */
     size_t sz = H5Tget_size(type);
     char *tmp = calloc(sz + 1, 1);
@@ -652,6 +719,10 @@ sg_err sg_h5_read_block_checked(hid_t loc, const char *name, const char *shown, 
                        want_int ? "integers" : "numbers");
     goto done;
   }
+  char what[300];
+  snprintf(what, sizeof what, "dataset %s", shown);
+  if ((err = sg_h5_check_number_type(ftype, file, what))) goto done;
+  if ((err = sg_h5_check_storage(dset, file, what))) goto done;
   size_t row = 1;
   for (int k = 0; k < rank; ++k) {
     dims[k] = have[k];

@@ -29,6 +29,33 @@ sg_err sg_h5_attr_write_int(hid_t loc, const char *name, long long value, const 
 sg_err sg_h5_attr_write_str(hid_t loc, const char *name, const char *value, const char *file);
 /* An int64 attribute (stored little-endian, whatever the machine). */
 sg_err sg_h5_attr_write_i64(hid_t loc, const char *name, int64_t value, const char *file);
+/* Refuse a stored type of more than max_bytes per value (SG_H5_MAX_NUMBER for numbers: the widest
+ * native type the readers convert to; SG_H5_MAX_STRING for fixed-length strings). HDF5 takes a
+ * type's size from the file, and a corrupted one (gigabytes per value) would make a read allocate
+ * and convert that much. `what` names the object ("dataset /bodies/size", "attribute kind"). */
+#define SG_H5_MAX_NUMBER 8
+#define SG_H5_MAX_STRING 65536
+sg_err sg_h5_check_type_size(hid_t type, size_t max_bytes, const char *file, const char *what);
+/* The same for numbers (SG_H5_MAX_NUMBER), and a standard layout: an integer (or an enum's base)
+ * whose bits fill its bytes, an IEEE float of 4 or 8 bytes. HDF5 converts by the bit fields the
+ * file gives, and fields past the value's bytes make it read past its buffers. */
+sg_err sg_h5_check_number_type(hid_t type, const char *file, const char *what);
+/* Refuse a dataset whose stored bytes cannot hold its extent (a compact or contiguous one: HDF5
+ * 1.10 reads a compact dataset from its header without comparing the two, so a corrupted size
+ * reads past the buffer, and it would allocate for a contiguous extent whatever the file holds).
+ * Chunked datasets are left to HDF5 (unwritten chunks read as the fill value). */
+sg_err sg_h5_check_storage(hid_t dset, const char *file, const char *what);
+/* Refuse a variable-length string attribute `name` of loc whose reference into HDF5's global heap is
+ * corrupted (h5_heaps.c: HDF5 1.10 loops forever or copies from a wild pointer reading one). Call
+ * it before H5Aread of such an attribute; `what` names it in the message. */
+sg_err sg_h5_vlen_attr_check(hid_t loc, const char *name, const char *file, const char *what);
+/* The same for a one-element variable-length string dataset (contiguous; any other layout is
+ * refused, as it cannot be checked). */
+sg_err sg_h5_vlen_dset_check(hid_t dset, const char *file, const char *what);
+/* Refuse a file holding a group name heap whose free list leaves its data or loops (h5_heaps.c: HDF5
+ * 1.10 follows it without a bound and hangs in any lookup). Call it before H5Fopen (which looks
+ * up the root group); it reads the whole file once, looking for the heaps' signature. */
+sg_err sg_h5_check_local_heaps(const char *path);
 /* Read an integer (scalar or one-element) or string attribute; *found = 0 when it is absent. */
 sg_err sg_h5_attr_read_int(hid_t loc, const char *name, long long *value, int *found, const char *file);
 sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, int *found,

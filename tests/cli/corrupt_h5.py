@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Write copies of a scene (or checkpoint) file with one corruption each that tests/fuzz found to
+crash or hang HDF5 1.10 inside the readers (tests/cli/test_corrupt_hdf5.sh). Each edit changes a
+few bytes, found by their structure (HDF5 file format spec, version 0 superblock files as HDF5
+writes by default), never by a fixed offset.
+Usage: corrupt_h5.py CASE IN OUT"""
+import struct
+import sys
+
+import h5py
+import numpy as np
+
+
+def header_addr(path, name):
+    with h5py.File(path, "r") as f:
+        return h5py.h5o.get_info(f[name].id).addr if name else h5py.h5o.get_info(f.id).addr
+
+
+def vlen_ref(data, addr_of_header):
+    """Offset of the 16-byte reference (length, collection address, index) of the first variable-length
+    string after an object header: the first one naming a global heap collection."""
+    heaps = {i for i in range(len(data)) if data[i:i + 4] == b"GCOL"}
+    for i in range(addr_of_header, len(data) - 16):
+        n, addr, idx = struct.unpack("<IQI", data[i:i + 16])
+        if addr in heaps and 0 < n < 4096 and 0 < idx < 1000:
+            return i, addr
+    raise SystemExit("no variable-length string reference found")
+
+
+def float64_type(data, start):
+    """Offset of the first IEEE float64 little-endian datatype message body after start."""
+    pattern = bytes([0x11, 0x20, 0x3F, 0x00, 0x08, 0x00, 0x00, 0x00])
+    i = data.find(pattern, start)
+    if i < 0:
+        raise SystemExit("no float64 type found")
+    return i
+
+
+def edit(case, src, dst):
+    if case == "compact_friction":  # a compact dataset whose stored size says 0 bytes
+        with h5py.File(src, "r") as f:
+            fr = f["materials/friction"][...]
+        with h5py.File(dst, "r+") as f:
+            del f["materials/friction"]
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            dcpl.set_layout(h5py.h5d.COMPACT)
+            space = h5py.h5s.create_simple(fr.shape)
+            d = h5py.h5d.create(f.id, b"materials/friction", h5py.h5t.IEEE_F64LE, space, dcpl=dcpl)
+            d.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(fr, dtype="<f8"))
+        data = bytearray(open(dst, "rb").read())
+        raw = struct.pack("<d", fr.flat[0])
+        at = data.find(struct.pack("<BBH", 3, 0, 8 * fr.size) + raw)  # layout v3, compact, size
+        if at < 0:
+            raise SystemExit("compact layout not found")
+        data[at + 2:at + 4] = b"\0\0"
+    else:
+        data = bytearray(open(src, "rb").read())
+        if case == "float_size":  # /bodies/velocity: values of 2 GB each
+            at = float64_type(data, header_addr(src, "bodies/velocity"))
+            data[at + 4:at + 8] = struct.pack("<I", 0x88000000)
+        elif case == "float_fields":  # /bodies/size: a precision past its 8 bytes
+            at = float64_type(data, header_addr(src, "bodies/size"))
+            data[at + 10:at + 12] = struct.pack("<H", 0x1000)
+        elif case in ("vlen_length", "vlen_index", "heap_object_size"):  # the root attribute kind
+            ref, heap = vlen_ref(data, header_addr(src, None))
+            if case == "vlen_length":
+                data[ref:ref + 4] = struct.pack("<I", 1 << 20)
+            elif case == "vlen_index":
+                data[ref + 12:ref + 16] = struct.pack("<I", 1 << 30)
+            else:  # the first object of the collection claims 4000 bytes: HDF5's parser loops
+                data[heap + 24:heap + 32] = struct.pack("<Q", 4000)
+        elif case == "name_heap_loop":  # the first group name heap's free list points to itself
+            at = data.find(b"HEAP\0\0\0\0")
+            head = struct.unpack("<Q", data[at + 16:at + 24])[0]
+            dseg = struct.unpack("<Q", data[at + 24:at + 32])[0]
+            if head == 1:
+                raise SystemExit("the name heap has no free list")
+            data[dseg + head:dseg + head + 8] = struct.pack("<Q", head)
+        else:
+            raise SystemExit("unknown case " + case)
+    open(dst, "wb").write(data)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        raise SystemExit(__doc__)
+    if sys.argv[1] == "compact_friction":
+        open(sys.argv[3], "wb").write(open(sys.argv[2], "rb").read())
+    edit(sys.argv[1], sys.argv[2], sys.argv[3])

@@ -1,0 +1,50 @@
+#!/bin/bash
+# Corrupted HDF5 files that crashed or hung `info`, `run` and `run -restart` inside HDF5 1.10 (found
+# by the fuzz harnesses, tests/fuzz; issue 17 item 3: "an HDF5 string attribute corrupted by two bit
+# flips"): each must now end with exit 1 and one line "signorini: error: ..." naming the file and
+# what is wrong, well within the time limit. corrupt_h5.py makes each case from a fresh scene.
+# Usage: test_corrupt_hdf5.sh path/to/signorini scratch_dir
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+SG_CMD_TIMEOUT=${SG_CMD_TIMEOUT:-30}
+source "$HERE/cli_lib.sh" "$@"
+
+section "scenes and a checkpoint to corrupt"
+"$SG" generate pile -n 8 -o scene.h5 >gen.log 2>&1
+"$SG" run scene.h5 -o run.h5 -t_final 0.025 -checkpoint_every 3 >run.log 2>&1
+check "generate and a short run with a checkpoint" test -f scene.h5 -a -f run.ckpt.h5
+
+# expect CASE FILE PATTERN COMMAND...: the corrupted copy of FILE fails COMMAND (FILE's name
+# replaced by the copy's) with one error line containing PATTERN.
+expect() {
+  local case=$1 src=$2 pattern=$3; shift 3
+  local bad=${case}_$(basename "$src")
+  if ! "$PY" "$HERE/corrupt_h5.py" "$case" "$src" "$bad" >"$bad.py.log" 2>&1; then
+    fail "$case: cannot make the case"; show_file "$bad.py.log"; return
+  fi
+  local args=() a
+  for a in "$@"; do [ "$a" = "$src" ] && args+=("$bad") || args+=("$a"); done
+  sg_run "$bad" "$SG" "${args[@]}"
+  if [ "$RC" -eq 1 ] && [ "$(error_lines "$bad.err")" -eq 1 ] && grep -q "$pattern" "$bad.err"; then
+    pass "$case: $* -> $(grep '^signorini: error:' "$bad.err" | cut -c1-150)"
+  else
+    fail "$case: $* (exit $RC, expected 1 and one line with '$pattern')"; show_file "$bad.err"
+  fi
+}
+
+section "corrupted types and storage"
+expect float_size scene.h5 "dataset /bodies/velocity has values of" info scene.h5
+expect float_fields scene.h5 "dataset /bodies/size has a non-standard number type" run scene.h5 -o out.h5 -t_final 0.01
+expect compact_friction scene.h5 "dataset /materials/friction stores 0 bytes" info scene.h5
+
+section "corrupted variable-length strings (the root attribute kind)"
+expect vlen_length scene.h5 "attribute kind is a corrupted variable-length string" info scene.h5
+expect vlen_index scene.h5 "attribute kind is a corrupted variable-length string" info scene.h5
+expect heap_object_size scene.h5 "attribute kind is a corrupted variable-length string" info scene.h5
+expect vlen_index run.ckpt.h5 "attribute kind is a corrupted variable-length string" info run.ckpt.h5
+expect vlen_length run.ckpt.h5 "attribute kind is a corrupted variable-length string" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+
+section "a group name heap whose free list loops"
+expect name_heap_loop scene.h5 "a group's name heap has a corrupted free list" info scene.h5
+expect name_heap_loop run.ckpt.h5 "a group's name heap has a corrupted free list" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+finish
