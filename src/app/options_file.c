@@ -4,13 +4,26 @@
  * whatever the path names (a FIFO or /proc/self/mem blocks). So rank 0 checks the file first and
  * every rank learns the verdict. */
 #include "options_file.h"
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define SG_OPTIONS_FILE_MAX (1 << 20)
+
+/* What PETSc takes for an option name: '-' (or "--") and a letter, unless the word reads as a number
+ * followed by something that is not a letter, digit or '_' ("-inf-x"). A value that is such a word
+ * is a second option to PETSc. */
+static int petsc_name(const char *word) {
+  const char *s = word[0] == '-' && word[1] == '-' ? word + 1 : word;
+  if (s[0] != '-' || !isalpha((unsigned char)s[1])) return 0;
+  char *end = NULL;
+  (void)strtod(s, &end);
+  return end == s || *end == '_' || isalnum((unsigned char)*end);
+}
 
 /* One line: empty, a comment, or "-name" with at most one value. */
 static int line_ok(char *line, long number, const char *path, char *why, size_t len) {
@@ -19,11 +32,21 @@ static int line_ok(char *line, long number, const char *path, char *why, size_t 
   char *save = NULL, *name = strtok_r(line, " \t\r", &save);
   if (!name) return 1;
   char *value = strtok_r(NULL, " \t\r", &save), *extra = strtok_r(NULL, " \t\r", &save);
-  if (name[0] != '-' || extra) {
+  /* "-", "-=x" or "-1" as a name, or "-x" as a value, would pass here and be refused by PETSc with a
+   * message that names no line */
+  if (!petsc_name(name) || extra || (value && petsc_name(value))) {
     snprintf(why, len, "malformed options file %s, line %ld (each line: -name [value])", path, number);
     return 0;
   }
-  if (!strcmp(name, "-options_file") || !strcmp(name, "-options_file_yaml")) {
+  /* PETSc's names ignore case and a second leading dash */
+  const char *bare = name[1] == '-' ? name + 1 : name;
+  /* PETSc's prefix stack and YAML strings: a push without a value, a pop without a push or bad YAML
+   * stops PETSc's parser */
+  if (!strcasecmp(bare, "-prefix_push") || !strcasecmp(bare, "-prefix_pop") || !strcasecmp(bare, "-options_string_yaml")) {
+    snprintf(why, len, "options file %s, line %ld: %s is not supported (write each option's full name)", path, number, name);
+    return 0;
+  }
+  if (!strcasecmp(bare, "-options_file") || !strcasecmp(bare, "-options_file_yaml")) {
     snprintf(why, len, "options file %s, line %ld: an options file may not name another (%s)", path, number, value ? value : "");
     return 0;
   }

@@ -133,6 +133,11 @@ printf 't_final 0.01\n' >"$SC/bad_syntax.txt"   # an options file line must star
 printf -- '-t_final 0.02 0.03\n' >"$SC/two_values.txt"
 printf -- '-options_file %s\n' "$SC/includes_itself.txt" >"$SC/includes_itself.txt"
 head -c 300 "$SG" >"$SC/binary_options.txt"
+# lines the check passed and PETSc then refused with a message naming no line (found by tests/fuzz)
+printf -- '-\n' >"$SC/dash_only.txt"
+printf -- '-dt -theta\n' >"$SC/value_is_name.txt"
+printf -- '-t_final 0.01\n-inf-x 1\n' >"$SC/number_name.txt"
+printf -- '-PREFIX_pop\n' >"$SC/prefix_pop.txt"
 mkdir -p "$SC/options_dir"
 rm -f "$SC/options_fifo" && mkfifo "$SC/options_fifo"
 sg_run traj_as_scene "$SG" run "$SC/base.h5" -o "$SC/a_trajectory.h5" -t_final 0.01 -progress_interval 0
@@ -216,6 +221,10 @@ case_bg options_file_malformed 2 bad_syntax.txt 'line 1' -- run "$SC/base.h5" -o
 case_bg options_file_two_values 2 two_values.txt 'line 1' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/two_values.txt"
 case_bg options_file_includes_itself 2 includes_itself.txt 'may not name another' -- \
   run "$SC/base.h5" -o out.h5 -options_file "$SC/includes_itself.txt"
+case_bg options_file_dash_only 2 dash_only.txt 'line 1' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/dash_only.txt"
+case_bg options_file_value_is_name 1 value_is_name.txt 'line 1' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/value_is_name.txt"
+case_bg options_file_number_name 1 number_name.txt 'line 2' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/number_name.txt"
+case_bg options_file_prefix_pop 2 prefix_pop.txt 'is not supported' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/prefix_pop.txt"
 case_bg options_file_binary 2 binary_options.txt 'not a text file' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/binary_options.txt"
 case_bg options_file_directory 2 options_dir 'not a regular file' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/options_dir"
 case_bg options_file_fifo 1 options_fifo 'not a regular file' -- run "$SC/base.h5" -o out.h5 -options_file "$SC/options_fifo"
