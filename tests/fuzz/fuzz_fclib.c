@@ -1,0 +1,60 @@
+/* Fuzz target: the FCLIB reader. Each input is an FCLIB problem file (HDF5), read as `signorini
+ * fclib` reads it (sg_fclib_read); a problem it accepts goes on to what the command does next
+ * with the indices and extents it was given: a global one to the solvers' form (sg_fclib_to_problem),
+ * a small local one to its global equivalent (sg_fclib_local_to_global, dense and cubic, so not
+ * for large ones), and both through the residuals (sg_fclib_residuals, every matrix-vector
+ * product). Seeds: the problems `run -fclib_dump_step` writes and those of ../shared/fclib. */
+#include <stdlib.h>
+#include "fuzz_target.h"
+#include "signorini/fclib.h"
+
+/* local_to_global factors a dense m x m matrix: above this m one input would take seconds. */
+#define LOCAL_MAX_M 120
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  sg_fuzz_mpi_init();
+  return 0;
+}
+
+static void use_global(const sg_fclib_problem *fp) {
+  sg_problem p = {0};
+  sg_fclib_map map = {0};
+  sg_err err = sg_fclib_to_problem(fp, &p, &map);
+  sg_fuzz_check_call("sg_fclib_to_problem", err);
+  sg_problem_destroy(&p);
+  sg_fclib_map_free(&map);
+}
+
+static void use_local(const sg_fclib_problem *fp) {
+  if (fp->m > LOCAL_MAX_M) return;
+  sg_fclib_problem glob;
+  double eps = 0, asym = 0;
+  sg_err err = sg_fclib_local_to_global(fp, 1e-12, &glob, &eps, &asym);
+  sg_fuzz_check_call("sg_fclib_local_to_global", err);
+  if (!err) sg_fclib_free(&glob);
+}
+
+/* The residuals of v = 0, r = 0: every stored index is used once in each product. */
+static void residuals(const sg_fclib_problem *fp) {
+  double *v = calloc((size_t)fp->n + 1, sizeof *v), *r = calloc((size_t)fp->m + 1, sizeof *r);
+  double *u = calloc((size_t)fp->m + 1, sizeof *u), nat = 0, dyn = 0;
+  if (v && r && u) sg_fuzz_check_call("sg_fclib_residuals", sg_fclib_residuals(fp, v, r, &nat, &dyn, u));
+  free(v);
+  free(r);
+  free(u);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const char *path = sg_fuzz_write_file("problem.hdf5", data, size);
+  sg_fclib_problem fp;
+  sg_err err = sg_fclib_read(path, &fp);
+  sg_fuzz_check_call("sg_fclib_read", err);
+  if (err) return 0;
+  if (fp.local) use_local(&fp);
+  else use_global(&fp);
+  residuals(&fp);
+  sg_fclib_free(&fp);
+  return 0;
+}

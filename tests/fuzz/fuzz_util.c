@@ -1,0 +1,117 @@
+/* Helpers the fuzz targets share (fuzz_target.h): MPI and PETSc once per process, the scratch
+ * file each input goes through, and the checks made after every reader call. */
+#define _GNU_SOURCE /* mkdtemp under strict C17 */
+#include <hdf5.h>
+#include <mpi.h>
+#include <petscsys.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fuzz_target.h"
+
+static char g_dir[256];
+static char g_path[320];
+static long long g_baseline = -1; /* open HDF5 identifiers after HDF5's own start-up */
+
+static long long open_ids(void);
+
+static void remove_scratch(void) {
+  if (g_path[0]) unlink(g_path);
+  if (g_dir[0]) rmdir(g_dir);
+}
+
+static void finalize_mpi(void) {
+  int done = 0;
+  MPI_Finalized(&done);
+  if (!done) MPI_Finalize();
+}
+
+static void finalize_petsc(void) { PetscFinalize(); }
+
+void sg_fuzz_mpi_init(void) {
+  int up = 0;
+  MPI_Initialized(&up);
+  if (up) return;
+  int argc = 0;
+  char **argv = NULL;
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    fprintf(stderr, "fuzz: cannot initialize MPI\n");
+    exit(1);
+  }
+  atexit(finalize_mpi);
+  /* The readers print nothing of HDF5's; the stack dumps would only slow the run down. */
+  H5open();
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  g_baseline = open_ids();
+}
+
+void sg_fuzz_petsc_init(void) {
+  sg_fuzz_mpi_init();
+  PetscBool up = PETSC_FALSE;
+  PetscInitialized(&up);
+  if (up) return;
+  /* As main.c: no error dumps, errors come back as codes. No signal handler of PETSc's, so that a
+   * crash reaches the driver (or the sanitizer) that saves the input. */
+  PetscErrorPrintf = PetscErrorPrintfNone;
+  PetscOptionsSetValue(NULL, "-no_signal_handler", NULL);
+  if (PetscInitializeNoArguments()) {
+    fprintf(stderr, "fuzz: cannot initialize PETSc\n");
+    exit(1);
+  }
+  PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+  atexit(finalize_petsc); /* runs before finalize_mpi (atexit order is last in, first out) */
+}
+
+const char *sg_fuzz_write_file(const char *name, const uint8_t *data, size_t size) {
+  if (!g_dir[0]) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(g_dir, sizeof g_dir, "%s/sg_fuzz_XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(g_dir)) {
+      perror("fuzz: mkdtemp");
+      exit(1);
+    }
+    atexit(remove_scratch);
+  }
+  if (g_path[0] && strcmp(strrchr(g_path, '/') + 1, name) != 0) unlink(g_path);
+  snprintf(g_path, sizeof g_path, "%s/%s", g_dir, name);
+  FILE *f = fopen(g_path, "wb");
+  if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
+    perror("fuzz: writing the scratch file");
+    exit(1);
+  }
+  return g_path;
+}
+
+void sg_fuzz_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "fuzz: FINDING: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  abort();
+}
+
+/* Open HDF5 identifiers of the kinds a reader creates and must close. Files, groups, datasets
+ * and attributes hold the file open (a leaked one keeps serving its stale metadata to the next
+ * H5Fopen of the same name); datatypes, dataspaces and property lists are memory. */
+static long long open_ids(void) {
+  long long n = (long long)H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+  static const H5I_type_t kinds[] = {H5I_DATATYPE, H5I_DATASPACE, H5I_GENPROP_LST};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+    hsize_t m = 0;
+    if (H5Inmembers(kinds[k], &m) >= 0) n += (long long)m;
+  }
+  return n;
+}
+
+void sg_fuzz_check_call(const char *what, sg_err err) {
+  if (err && !strcmp(sg_error_message(), "unknown error"))
+    sg_fuzz_fail("%s returned error %d without a message", what, err);
+  long long n = open_ids();
+  if (n > g_baseline) sg_fuzz_fail("%s left %lld HDF5 objects open (error %d: %s)", what, n - g_baseline, err,
+                                 err ? sg_error_message() : "none");
+  sg_error_clear();
+}
