@@ -1,4 +1,5 @@
 /* Scene storage, mass properties and validation. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,17 @@ static sg_err validate_rolling_shapes(const sg_scene *s, const char *where) {
   return SG_OK;
 }
 
+/* A moving body so far from the origin that doubles there are more than a thousandth of its size
+ * apart cannot be simulated (gaps and lever arms would be round-off): refused. */
+static sg_err validate_far(const sg_scene *s, int i, const char *where) {
+  const double *x = s->state.pos + 3 * i, size = sg_body_min_size(s, i);
+  const double far = fmax(fabs(x[0]), fmax(fabs(x[1]), fabs(x[2]))), spacing = far * DBL_EPSILON;
+  if (s->fixed[i] || !(size * size * size >= DBL_MIN)) return SG_OK; /* a mass that underflows: sg_body_update_mass says so */
+  if (!(spacing > 1e-3 * size)) return SG_OK;
+  return sg_error_set(SG_ERR_FORMAT, "body %lld: position (%g, %g, %g) is too far from the origin for its size %g (doubles there are %g apart) (%s)",
+                      (long long)s->gid[i], x[0], x[1], x[2], size, spacing, where);
+}
+
 /* Periodic boundaries: a well-formed cell, and moving bodies inside it and small enough that a
  * body never meets another both directly and through the boundary (src/collision/periodic.c). */
 static sg_err validate_periodic(const sg_scene *s, const char *where) {
@@ -342,6 +354,7 @@ sg_err sg_scene_validate(const sg_scene *s, const char *where) {
         return sg_error_set(SG_ERR_FORMAT, "body %lld: %s size[%d] = %g must be positive (%s)", id,
                             sg_shape_name(sh), k, d[k], where);
     SG_CHECK(validate_revolved_size(sh, d, id, where));
+    SG_CHECK(validate_far(s, i, where));
     if (sh == SG_SHAPE_MESH && !(d[0] >= 0 && d[0] < s->n_meshes && d[0] == floor(d[0])))
       return sg_error_set(SG_ERR_FORMAT, "body %lld: mesh index %g is not one of the scene's %d meshes (%s)", id, d[0], s->n_meshes, where);
     if ((sh == SG_SHAPE_PLANE || sg_shape_is_revolved(sh) || sh == SG_SHAPE_MESH) && !s->fixed[i])

@@ -206,6 +206,10 @@ def mutate(src, dst, edit):
             if "materials/restitution" in f:
                 del f["materials/restitution"]
             f["materials/restitution"] = np.full((m, m), 1.5) if edit == "restitution_1p5" else np.zeros((m, m + 2))
+        elif edit == "far_position_6":  # a moving body where doubles are metres apart
+            row = f["bodies/position"][6]
+            row[0] = 1e308
+            f["bodies/position"][6] = row
         elif edit in ("period_outside", "period_half"):  # moving bodies outside the cell; period_lo alone
             f["world/period_lo"] = np.zeros(3)
             if edit == "period_outside":

@@ -121,7 +121,7 @@ assert sh[0] == 3 and sh[1:5] == [1] * 4 and all(s == 0 for s in sh[5:]) and len
 assert fx[:5] == [1] * 5 and all(v == 0 for v in fx[5:]), fx
 EOF
 for edit in no_size nan_position_3 negative_density_6 zero_radius_7 tiny_radius_6 shape99_9 friction_not_square \
-            restitution_1p5 restitution_shape rolling_negative rolling_box_6 period_outside period_half \
+            restitution_1p5 restitution_shape rolling_negative rolling_box_6 period_outside period_half far_position_6 \
             motion_nan_1 motion_empty_2 motion_overlap_3 motion_moving_6 \
             region_outside region_overlap region_sink region_nan region_unit \
             wall_disk_1 wall_cone_2 wall_moving_5 wall_company_1; do
@@ -170,6 +170,8 @@ case_bg period_outside 2 period_outside.h5 'outside the periodic cell' -- \
   run "$SC/period_outside.h5" -o out.h5 -t_final 0.01
 case_bg period_half 1 period_half.h5 period_lo period_hi 'go together' -- \
   run "$SC/period_half.h5" -o out.h5 -t_final 0.01
+case_bg far_position 2 far_position_6.h5 'body 6' 'too far from the origin' -- \
+  run "$SC/far_position_6.h5" -o out.h5 -t_final 0.01
 case_bg motion_not_finite 1 motion_nan_1.h5 motions 're:body 1([^0-9]|$)' 'not finite' -- \
   run "$SC/motion_nan_1.h5" -o out.h5 -t_final 0.01
 case_bg motion_empty_window 1 motion_empty_2.h5 motions 're:body 2([^0-9]|$)' window -- \

@@ -6,8 +6,9 @@
 #  (b) a checkpoint of another scene is refused, naming the hash mismatch, and nothing is written;
 #  (c) a truncated or damaged checkpoint, a file that is no checkpoint, a -dt that differs: one
 #      clear error line each, nothing written;
-#  (d) a run killed with SIGKILL leaves its last complete checkpoint readable (step a multiple of
-#      -checkpoint_every), and a restart from it is again bit for bit the straight run;
+#  (d) a 2-rank run one of whose ranks is killed with SIGKILL ends (no rank left waiting) and leaves
+#      its last complete checkpoint readable (step a multiple of -checkpoint_every), and a restart
+#      from it on 1 rank is again bit for bit the straight run on 2;
 #  (e) bodies that enter and leave (a silo with an inflow and an outflow): a checkpoint holds the
 #      body set of its step (ids with gaps, next_gid, the hooks' state), and restarts from it on 3
 #      ranks then again on 1 (a restart of a restart), and on 4 ranks, end with the straight run's
@@ -146,7 +147,7 @@ ran_ok "restart with -dt $DT (the checkpoint's) given"
 pycheck "restart with -dt given: frames equal the straight run's" frames_equal ../a_pile/straight.h5 out.h5 11
 cd "$SCRATCH" || exit 1
 
-section "(d) a run killed with SIGKILL leaves its last checkpoint usable"
+section "(d) a run one of whose ranks is killed with SIGKILL ends, and leaves its last checkpoint usable"
 EVERY=5
 mkdir -p killed && cd killed || exit 1
 # descendants PID: the ids of every process below PID.
@@ -168,10 +169,15 @@ sleep "$KILL_AFTER"
 if kill -0 "$pid" 2>/dev/null; then
   victims=$(for p in $(descendants "$pid"); do [ "$(ps -o comm= -p "$p" 2>/dev/null)" = signorini ] && echo "$p"; done)
   check "found the 2 signorini processes under mpiexec (got: $(echo $victims))" test "$(echo "$victims" | wc -w)" -eq 2
+  # one rank dies: the job must end, the other rank not left waiting in a collective
+  first=$(echo "$victims" | head -n 1)
+  [ -n "$first" ] && kill -9 "$first"
+  for ((t = 0; t < 300; ++t)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  ended=1
+  kill -0 "$pid" 2>/dev/null && ended=0
+  check "killing one rank ends the whole job within 30 s (no rank left waiting)" test "$ended" -eq 1
   # shellcheck disable=SC2086
-  [ -n "$victims" ] && kill -9 $victims
-  for ((t = 0; t < 150; ++t)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null
+  [ "$ended" -eq 0 ] && { kill -9 $victims "$pid" 2>/dev/null; }
   { wait "$pid"; } 2>/dev/null
   rc=$?
   check "the run was killed (exit status $rc != 0)" test "$rc" -ne 0
