@@ -207,22 +207,26 @@ sg_err sg_regions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_sce
 sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl,
                            sg_scene *s);
 
-/* --- wall_surface.c: the fixed walls as triangles in world coordinates (for the .xmf) --------- */
+/* --- wall_surface.c: the walls as triangles in world coordinates (for the .xmf) ---------------- */
 typedef struct {
   int n_vertices, n_triangles, cap_v, cap_t;
   double *xyz; /* [V][3] */
   int *tri;    /* [T][3] */
 } sg_surface;
-sg_err sg_walls_surface(const sg_scene *s, sg_surface *w);
+/* The walls of the bodies whose fixed flag is `kind` (SG_FIXED or SG_KINEMATIC), at their pose now;
+ * w is zero-initialized or holds an earlier surface (replaced, its memory reused). */
+sg_err sg_walls_surface(const sg_scene *s, int kind, sg_surface *w);
 void sg_surface_free(sg_surface *w);
 
 /* --- xdmf.c ------------------------------------------------------------------------------------- */
 /* XDMF 3 description of a finished trajectory for ParaView; called by one rank. h5_name is the
  * trajectory's base name, referenced relative to the .xmf; n_rows the extent of the body axis of
  * its frame datasets; frame f (at times[f]) shows the ids [0, n_ids[f]); walls (may be NULL or
- * empty) is drawn as a static triangle grid, its numbers inline. */
+ * empty) is drawn as a static triangle grid, its numbers inline; moving (may be NULL or empty), the
+ * kinematic walls, as one grid per frame: its triangles from /walls/moving_triangles, its vertices
+ * from frame f of /frames/wall_position (traj_walls.c). */
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
-                     const long long *n_ids, long long n_frames, const sg_surface *walls);
+                     const long long *n_ids, long long n_frames, const sg_surface *walls, const sg_surface *moving);
 
 /* --- h5util.c: block reads ---------------------------------------------------------------------- */
 /* Collective checked read of one block of rows: the checks and messages of sg_h5_read_checked

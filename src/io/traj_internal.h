@@ -18,4 +18,18 @@ sg_err sg_traj_events_add(sg_traj_events *e, const sg_body_events *inserted, con
 /* Append every kept event to the file (collective; errors agreed over comm). */
 sg_err sg_traj_events_flush(sg_traj_events *e);
 void sg_traj_events_close(sg_traj_events *e);
+/* The kinematic walls drawn at every frame (traj_walls.c): /walls/moving_triangles once and
+ * /frames/wall_position [T][V][3]. surface is rank 0's drawing (its triangles for the .xmf). */
+typedef struct {
+  MPI_Comm comm;
+  int rank, n_vertices;
+  hid_t dxpl, d_xyz; /* d_xyz < 0: the scene has no kinematic wall to draw */
+  const char *path;
+  sg_surface surface;
+} sg_traj_walls;
+/* Draw the walls at the scene's poses and create the datasets (collective, errors agreed). */
+sg_err sg_traj_walls_open(MPI_Comm comm, hid_t file, hid_t dxpl, const char *path, const sg_scene *s, sg_traj_walls *mw);
+/* Frame f: the walls at the scene's poses now (collective, errors agreed). */
+sg_err sg_traj_walls_frame(sg_traj_walls *mw, const sg_scene *s, hsize_t f);
+void sg_traj_walls_close(sg_traj_walls *mw);
 #endif

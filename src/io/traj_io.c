@@ -95,6 +95,8 @@ struct sg_traj_writer {
   double *own_data[FR_COUNT];
   int cap_own, cap_data[FR_COUNT];
   sg_surface walls; /* rank 0: the fixed walls at the start, for the .xmf */
+  sg_traj_walls moving; /* the kinematic walls, drawn at every frame */
+  int moving_open;
   /* /frames/stress when asked for (sg_traj_add_stress): the rows of the next frame */
   hid_t d_stress;
   int n_stress;
@@ -106,6 +108,7 @@ static void close_handles(sg_traj_writer *w) {
   sg_h5_close(&w->d_time);
   for (int k = 0; k < FR_COUNT; ++k) sg_h5_close(&w->d_frame[k]);
   sg_h5_close(&w->d_stress);
+  if (w->moving_open) sg_h5_close(&w->moving.d_xyz);
   sg_h5_close(&w->d_present);
   sg_h5_close(&w->d_nbodies);
   sg_h5_close(&w->d_nids);
@@ -129,6 +132,7 @@ static void writer_free(sg_traj_writer *w) {
   free(w->own_gid);
   for (int k = 0; k < FR_COUNT; ++k) free(w->own_data[k]);
   sg_surface_free(&w->walls);
+  if (w->moving_open) sg_traj_walls_close(&w->moving);
   free(w);
 }
 
@@ -270,7 +274,11 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
   err = sg_error_collective(w->comm, err);
   if (!err) err = sg_traj_events_open(w->comm, w->file, w->dxpl, w->path, &w->events);
   /* every rank holds every fixed body: rank 0 draws them */
-  if (!err) err = sg_error_collective(w->comm, w->rank == 0 ? sg_walls_surface(s, &w->walls) : SG_OK);
+  if (!err) err = sg_error_collective(w->comm, w->rank == 0 ? sg_walls_surface(s, SG_FIXED, &w->walls) : SG_OK);
+  if (!err) {
+    err = sg_traj_walls_open(w->comm, w->file, w->dxpl, w->path, s, &w->moving);
+    w->moving_open = 1; /* closed whatever the outcome: the open sets every field first */
+  }
   if (err) {
     close_handles(w);
     sg_h5_close(&w->file);
@@ -527,6 +535,7 @@ static sg_err write_frame_data(sg_traj_writer *w, const sg_scene *s, int mine, c
   if (!err) err = append_value(w, w->d_time, "/frames/time", f, H5T_NATIVE_DOUBLE, &s->state.time);
   for (int k = 0; k < FR_COUNT && !err; ++k) err = write_frame_field(w, k, f, mine, gid, data[k]);
   if (!err && w->d_stress >= 0) err = write_stress(w, f);
+  if (!err) err = sg_traj_walls_frame(&w->moving, s, f);
   if (!err) err = write_present(w, f, ext);
   if (!err) err = append_value(w, w->d_nbodies, "/frames/n_bodies", f, H5T_NATIVE_LLONG, &count);
   if (!err) err = append_value(w, w->d_nids, "/frames/n_ids", f, H5T_NATIVE_LLONG, &ext);
@@ -642,7 +651,9 @@ static sg_err write_xmf(sg_traj_writer *w) {
     char *xmf = xmf_name(w->path);
     const char *slash = strrchr(w->path, '/');
     if (!xmf) xerr = sg_error_set(SG_ERR_MEM, "out of memory naming the .xmf of %s", w->path);
-    else xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, &w->walls);
+    else
+      xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, &w->walls,
+                           w->moving.d_xyz >= 0 ? &w->moving.surface : NULL);
     free(xmf);
   }
   return sg_error_collective(w->comm, xerr);

@@ -1,7 +1,7 @@
-/* The fixed walls of a scene as one triangle surface in world coordinates, for the .xmf companion
- * of a trajectory (ParaView draws it beside the bodies): boxes, walls of revolution (48 facets
- * around) and meshes. Planes (unbounded), capsules and kinematic walls (their pose changes; the
- * surface is drawn once) are left out. */
+/* The walls of a scene, fixed or kinematic, as one triangle surface in world coordinates, for the
+ * .xmf companion of a trajectory (ParaView draws it beside the bodies): boxes, walls of revolution
+ * (48 facets around) and meshes. Planes (unbounded) and capsules are left out. The fixed walls are
+ * drawn once; the kinematic ones at every frame (traj_walls.c), with the same triangles. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +76,10 @@ static int add_mesh(sg_surface *w, const sg_geom *g) {
   return 1;
 }
 
-sg_err sg_walls_surface(const sg_scene *s, sg_surface *w) {
-  memset(w, 0, sizeof *w);
+sg_err sg_walls_surface(const sg_scene *s, int kind, sg_surface *w) {
+  w->n_vertices = w->n_triangles = 0; /* an earlier surface's memory is reused */
   for (int i = 0; i < s->n; ++i) {
-    if (s->fixed[i] != SG_FIXED) continue;
+    if (s->fixed[i] != kind) continue;
     sg_geom g;
     sg_scene_geom(s, i, &g);
     int ok = 1;

@@ -119,14 +119,34 @@ static void put_walls(text *t, const sg_surface *w) {
   put(t, "        </DataItem>\n      </Geometry>\n    </Grid>\n");
 }
 
+/* The kinematic walls at frame f: triangles and vertices from the trajectory file. */
+static void put_moving_walls(text *t, const char *h5, long long f, double time, long long T, const sg_surface *m) {
+  char shown[48];
+  long long full[3] = {T, m->n_vertices, 3}, at[3] = {f, 0, 0}, count[3] = {1, m->n_vertices, 3};
+  snprintf(shown, sizeof shown, "%d 3", m->n_vertices);
+  put(t, "      <Grid Name=\"moving walls %lld\" GridType=\"Uniform\">\n", f);
+  put(t, "        <Time Value=\"%.17g\"/>\n", time);
+  put(t, "        <Topology TopologyType=\"Triangle\" NumberOfElements=\"%d\">\n", m->n_triangles);
+  put(t, "          <DataItem Dimensions=\"%d 3\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">", m->n_triangles);
+  put_escaped(t, h5);
+  put(t, ":/walls/moving_triangles</DataItem>\n        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n");
+  put_slab(t, h5, "/frames/wall_position", "Float", 8, 3, full, at, count, shown);
+  put(t, "        </Geometry>\n      </Grid>\n");
+}
+
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
-                     const long long *n_ids, long long n_frames, const sg_surface *walls) {
+                     const long long *n_ids, long long n_frames, const sg_surface *walls, const sg_surface *moving) {
   text t = {0};
   put(&t, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
   put(&t, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   for (long long f = 0; f < n_frames; ++f) put_frame(&t, h5_name, f, times[f], n_ids[f], n_rows, n_frames);
   put(&t, "    </Grid>\n");
   if (walls && walls->n_triangles > 0) put_walls(&t, walls);
+  if (moving && moving->n_triangles > 0) {
+    put(&t, "    <Grid Name=\"moving walls\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (long long f = 0; f < n_frames; ++f) put_moving_walls(&t, h5_name, f, times[f], n_frames, moving);
+    put(&t, "    </Grid>\n");
+  }
   put(&t, "  </Domain>\n</Xdmf>\n");
   sg_err err = t.failed ? sg_error_set(SG_ERR_MEM, "out of memory writing %s", xmf_path)
                         : sg_fs_write_atomic_local(xmf_path, t.s, t.len);

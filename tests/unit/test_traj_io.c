@@ -585,6 +585,51 @@ static void test_changing_set(void) {
   sg_scene_destroy(&all);
 }
 
+/* A kinematic wall (a box) moved between two frames: /walls/moving_triangles holds its 12 triangles
+ * once, row f of /frames/wall_position its 8 corners at frame f (moved by exactly the box's
+ * displacement), and the .xmf draws it in a temporal collection of its own. */
+static void test_moving_walls(void) {
+  sg_scene s;
+  CHECK_OK(sg_scene_create(&s, 2, 1));
+  const double zero[3] = {0, 0, 0}, half[3] = {0.5, 0.25, 0.125}, at[3] = {1, 2, 3}, size[3] = {0.1, 0, 0};
+  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_BOX, half, 0, SG_KINEMATIC, 0, at, NULL, NULL, NULL));
+  CHECK_OK(sg_scene_add_body(&s, SG_SHAPE_SPHERE, size, 0, 0, 1000, zero, NULL, NULL, NULL));
+  CHECK_OK(sg_scene_update_mass(&s));
+  s.next_gid = 2;
+  const char *out = scratch("moving.h5");
+  sg_traj_writer *w;
+  CHECK_OK(sg_traj_open(MPI_COMM_WORLD, out, &s, &w));
+  CHECK_OK(sg_traj_write_frame(w, &s));
+  s.state.pos[0] += 0.75; /* the box slides along x */
+  s.state.time = 0.5;
+  CHECK_OK(sg_traj_write_frame(w, &s));
+  CHECK_OK(sg_traj_close(w, SG_TRAJ_COMPLETE));
+  hsize_t dims[3];
+  int rank = 0;
+  int *tri = read_all(out, "/walls/moving_triangles", H5T_NATIVE_INT, 4, dims, &rank);
+  CHECK(tri && rank == 2 && dims[0] == 12 && dims[1] == 3);
+  double *xyz = read_all(out, "/frames/wall_position", H5T_NATIVE_DOUBLE, 8, dims, &rank);
+  CHECK(xyz && rank == 3 && dims[0] == 2 && dims[1] == 8 && dims[2] == 3);
+  int exact = xyz != NULL;
+  for (int v = 0; xyz && v < 8; ++v) {
+    const double *a = xyz + 3 * v, *b = xyz + 24 + 3 * v;
+    exact &= b[0] - a[0] == 0.75 && b[1] == a[1] && b[2] == a[2];
+    exact &= fabs(a[0] - 1) == 0.5 && fabs(a[1] - 2) == 0.25 && fabs(a[2] - 3) == 0.125; /* the corners */
+  }
+  CHECK(exact);
+  free(tri);
+  free(xyz);
+  FILE *xf = fopen(scratch("moving.xmf"), "r");
+  static char text[1 << 16];
+  size_t len = xf ? fread(text, 1, sizeof text - 1, xf) : 0;
+  text[len] = 0;
+  if (xf) fclose(xf);
+  CHECK(strstr(text, "<Grid Name=\"moving walls\" GridType=\"Collection\" CollectionType=\"Temporal\">") != NULL);
+  CHECK(strstr(text, "<Grid Name=\"moving walls 1\"") != NULL && strstr(text, "moving.h5:/walls/moving_triangles") != NULL);
+  CHECK(strstr(text, "<Grid Name=\"walls\"") == NULL); /* no fixed wall */
+  sg_scene_destroy(&s);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   scratch_make();
@@ -592,6 +637,7 @@ int main(int argc, char **argv) {
   test_complete_run();
   test_failed_run();
   test_changing_set();
+  test_moving_walls();
   test_open_errors();
   sg_scene_destroy(&base);
   scratch_remove();
