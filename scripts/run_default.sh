@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bash "$here/scripts/setup.sh" "$here/build"
 mkdir -p "$here/results"
 cd "$here/results"
-mpi_flags=(--oversubscribe)
+mpi_flags=(--oversubscribe --quiet) # --quiet: an error is signorini's one line, without Open MPI's banner
 [ "$(id -u)" -eq 0 ] && mpi_flags+=(--allow-run-as-root)
 "$here/build/signorini" generate silo -n 4000 -gate_open 0.2 -gate_speed 0.5 -o silo.h5
 mpiexec "${mpi_flags[@]}" -n 2 "$here/build/signorini" run silo.h5 -o out.h5 -t_final 1 "$@"
