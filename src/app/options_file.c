@@ -29,6 +29,11 @@ static int petsc_name(const char *word) {
 static int line_ok(char *line, long number, const char *path, char *why, size_t len) {
   char *hash = strchr(line, '#');
   if (hash) *hash = 0;
+  /* PETSc reads "..." as one token (an unclosed one stops its parser); words here have no quotes */
+  if (strchr(line, '"')) {
+    snprintf(why, len, "malformed options file %s, line %ld (each line: -name [value], no quotes)", path, number);
+    return 0;
+  }
   char *save = NULL, *name = strtok_r(line, " \t\r", &save);
   if (!name) return 1;
   char *value = strtok_r(NULL, " \t\r", &save), *extra = strtok_r(NULL, " \t\r", &save);
