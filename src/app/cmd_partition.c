@@ -78,7 +78,7 @@ static double peak_rss_mb(void) {
   return ru.ru_maxrss / 1024.0; /* kilobytes on Linux */
 }
 
-static sg_err run_partition(const sg_scene *s, const partition_options *o, double margin, const char *path) {
+static sg_err run_partition(sg_scene *s, const partition_options *o, double margin, const char *path) {
   double t0 = MPI_Wtime();
   sg_partition_graph g;
   sg_contacts c = {0};
@@ -86,8 +86,10 @@ static sg_err run_partition(const sg_scene *s, const partition_options *o, doubl
   double t_collide = 0;
   if (o->contacts) {
     /* one collision detection as the stepper does it: default margin, sweep over one 1/240 s step */
-    sg_err err = sg_find_contacts(s, margin, 1.0 / 240.0, &bp, &c);
+    sg_images images = {0}; /* contacts across periodic boundaries are edges too */
+    sg_err err = sg_find_contacts_periodic(s, margin, 1.0 / 240.0, &bp, &images, &c);
     sg_broadphase_destroy(&bp);
+    sg_images_destroy(&images);
     if (!err) {
       t_collide = MPI_Wtime() - t0;
       err = sg_partition_graph_from_contacts(s, &c, &g);
