@@ -31,10 +31,11 @@ __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void)
 /* --- sanitizer defaults: a UBSan report stops the run (it would scroll past otherwise), and the
  * leak check at exit ignores what Open MPI, PETSc and HDF5 keep inside themselves --------------- */
 /* A huge request returns NULL, as it does without ASan (HDF5 asks for what a corrupted size says,
- * then fails cleanly); real growth still meets -rss_limit_mb. Full stacks for leak reports (the
- * libraries have no frame pointers). */
+ * then fails cleanly); real growth still meets -rss_limit_mb. (A leak report's stacks stop at the
+ * libraries, built without frame pointers: ASAN_OPTIONS=fast_unwind_on_malloc=0 gives full ones,
+ * at a third of the speed.) */
 const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "allocator_may_return_null=1:fast_unwind_on_malloc=0"; }
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
 const char *__ubsan_default_options(void);
 const char *__ubsan_default_options(void) { return "halt_on_error=1:print_stacktrace=1"; }
 const char *__lsan_default_options(void);
