@@ -222,6 +222,7 @@ static sg_err attr_write(hid_t loc, const char *name, hid_t ftype, hid_t mtype, 
 /* A required single-valued attribute of the given class, read as mtype. */
 static sg_err attr_read(hid_t loc, const char *name, H5T_class_t cls, hid_t mtype, void *value,
                         const char *file) {
+  SG_CHECK(sg_h5_check_object_header(loc, file)); /* H5Aexists decodes every attribute message */
   if (H5Aexists(loc, name) <= 0)
     return sg_error_set(SG_ERR_FORMAT, "%s: missing root attribute %s (not a complete checkpoint)", file, name);
   hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);

@@ -8,6 +8,8 @@
  *   collection walked with every bound checked.
  * - group member names live in a "local heap" per group, whose free list HDF5 follows without a
  *   bound: a list that loops hangs every lookup in the group, H5Fopen's included.
+ * - object headers: HDF5 decodes an attribute message by the sizes it states, so one whose parts
+ *   run past the message made H5Aexists read past the header's buffer (sg_h5_check_object_header).
  * Version-2 object headers (checksummed, written only with newer format settings) and attributes
  * in dense storage are left to HDF5. */
 #include <fcntl.h>
@@ -238,5 +240,181 @@ sg_err sg_h5_check_local_heaps(const char *path) {
   free(buf);
   close(r.fd);
   if (why) return sg_error_set(SG_ERR_FORMAT, "%s: corrupted HDF5 file (%s)", path, why);
+  return SG_OK;
+}
+
+/* --- object headers: the messages of an object, its attributes among them ---------------------- */
+
+/* HDF5 1.10 decodes an attribute message (HDF5 File Format Specification, IV.A.2.m Attribute
+ * Message) without comparing it with the message's size: it strdup's the name, decodes the
+ * datatype and the dataspace where the sizes say, then copies elements x type size bytes of data
+ * from after them. A size field bumped by one (tests/fuzz: the dataspace size of /bodies next_gid,
+ * 8 -> 9, padded to 16) made H5Aexists read past the header's buffer. */
+
+#define NO_FIT UINT64_MAX
+#define MAX_TYPE_DEPTH 16 /* nested member and base types followed */
+static uint64_t type_bytes(const uint8_t *t, uint64_t n, int depth);
+
+/* A NUL-terminated name at p within n bytes: its bytes (padded to 8 when pad), or NO_FIT. HDF5
+ * strdup's the names of members (compound, enum) with no bound: one that does not end in the
+ * message is read past it (tests/fuzz: an attribute's class bits turned a string into an enum). */
+static uint64_t name_bytes(const uint8_t *p, uint64_t n, int pad) {
+  const uint8_t *z = n ? memchr(p, 0, n) : NULL;
+  uint64_t k = z ? (uint64_t)(z - p) + 1 : NO_FIT;
+  if (k != NO_FIT && pad) k = pad8(k);
+  return k != NO_FIT && k <= n ? k : NO_FIT;
+}
+
+/* Compound properties (IV.A.2.d Datatype Message, class 6): per member a name (padded in versions
+ * 1 and 2), an offset (4 bytes; in version 3 as few as the type's size needs; version 1 adds 28
+ * bytes of dimension fields), its type. Bytes from t, or NO_FIT. */
+static uint64_t compound_bytes(const uint8_t *t, uint64_t n, int depth) {
+  int ver = t[0] >> 4;
+  uint64_t members = le(t + 1, 2), size = le(t + 4, 4), at = 8;
+  uint64_t off = ver < 3 ? 4 : size < 1u << 8 ? 1 : size < 1u << 16 ? 2 : size < 1u << 24 ? 3 : 4;
+  if (ver == 1) off += 28;
+  for (uint64_t m = 0; m < members; ++m) {
+    uint64_t k = name_bytes(t + at, n - at, ver < 3);
+    if (k == NO_FIT || off > n - at - k) return NO_FIT;
+    at += k + off;
+    if ((k = type_bytes(t + at, n - at, depth + 1)) == NO_FIT) return NO_FIT;
+    at += k;
+  }
+  return at;
+}
+
+/* Enumeration properties (class 8): the base type, the member names (padded in versions 1 and
+ * 2), then one value of the base type's size per member. Bytes from t, or NO_FIT. */
+static uint64_t enum_bytes(const uint8_t *t, uint64_t n, int depth) {
+  int ver = t[0] >> 4;
+  uint64_t members = le(t + 1, 2), at = 8, k = type_bytes(t + 8, n - 8, depth + 1);
+  if (k == NO_FIT) return NO_FIT;
+  uint64_t base = le(t + 12, 4);
+  at += k;
+  for (uint64_t m = 0; m < members; ++m, at += k)
+    if ((k = name_bytes(t + at, n - at, ver < 3)) == NO_FIT) return NO_FIT;
+  return base > 0 && members > (n - at) / base ? NO_FIT : at + members * base;
+}
+
+/* Array properties (class 10): the rank, its dimensions (4 bytes each; version 2 adds reserved
+ * bytes and a permutation), the base type. Bytes from t, or NO_FIT. */
+static uint64_t array_bytes(const uint8_t *t, uint64_t n, int depth) {
+  if (n < 9 || t[8] > 32) return NO_FIT;
+  uint64_t at = (t[0] >> 4) < 3 ? 8 + 4 + 8 * (uint64_t)t[8] : 8 + 1 + 4 * (uint64_t)t[8];
+  uint64_t k = at < n ? type_bytes(t + at, n - at, depth + 1) : NO_FIT;
+  return k == NO_FIT ? NO_FIT : at + k;
+}
+
+/* Bytes of the datatype message t (IV.A.2.d Datatype Message) that its properties take, within
+ * n, or NO_FIT: HDF5 1.10 decodes them as the class says without comparing with n. */
+static uint64_t type_bytes(const uint8_t *t, uint64_t n, int depth) {
+  if (n < 8 || depth > MAX_TYPE_DEPTH) return NO_FIT;
+  uint64_t need;
+  switch (t[0] & 15) {
+    case 0: case 4: need = 8 + 4; break; /* fixed-point, bitfield: bit offset and precision */
+    case 1: need = 8 + 12; break;        /* floating-point: bit fields and exponent bias */
+    case 2: need = 8 + 2; break;         /* time: bit precision */
+    case 3: case 7: need = 8; break;     /* string, reference: no properties */
+    case 5: need = 8 + t[1]; break;      /* opaque: a tag of the length its flags give */
+    case 6: return compound_bytes(t, n, depth);
+    case 8: return enum_bytes(t, n, depth);
+    case 9: { uint64_t k = type_bytes(t + 8, n - 8, depth + 1); return k == NO_FIT ? NO_FIT : 8 + k; }
+    case 10: return array_bytes(t, n, depth);
+    default: return NO_FIT;
+  }
+  return need <= n ? need : NO_FIT;
+}
+
+/* The elements of the dataspace message s of ssz bytes (IV.A.2.b Dataspace Message), saturated
+ * at UINT64_MAX; NULL, or what is wrong with it. */
+static const char *space_elements(const raw_file *r, const uint8_t *s, uint64_t ssz, uint64_t *n) {
+  if (ssz < 4) return "an attribute's dataspace is truncated";
+  int ver = s[0], rank = s[1], max = s[2] & 1;
+  uint64_t at = ver == 1 ? 8 : 4; /* version 1 has 5 reserved bytes, version 2 a type byte */
+  if ((ver != 1 && ver != 2) || rank > 32) return "an attribute's dataspace has an impossible version or rank";
+  if (at + (uint64_t)rank * (uint64_t)r->ss * (1 + (uint64_t)max) > ssz) return "an attribute's dimensions run past its dataspace";
+  *n = ver == 2 && s[3] == 2 ? 0 : 1; /* a null space holds nothing, a scalar one element */
+  for (int k = 0; k < rank; ++k) {
+    uint64_t d = le(s + at + (uint64_t)k * (uint64_t)r->ss, r->ss);
+    *n = d == 0 ? 0 : *n > UINT64_MAX / d ? UINT64_MAX : *n * d;
+  }
+  return NULL;
+}
+
+/* The attribute message d of n bytes: its name ends inside it, its datatype and dataspace fit
+ * their sizes, and its data (elements x type size) fits after them. NULL, or what is wrong. */
+static const char *check_attr_message(const raw_file *r, const uint8_t *d, uint64_t n) {
+  if (n < 8) return "an attribute message is truncated";
+  int ver = d[0], shared = ver > 1 && (d[1] & 3); /* version 1 has no flags: HDF5 ignores the byte */
+  uint64_t nsz = le(d + 2, 2), tsz = le(d + 4, 2), ssz = le(d + 6, 2), off = ver == 3 ? 9 : 8;
+  if (ver < 1 || ver > 3) return "an attribute message has an unknown version";
+  /* version 1 pads each part to a multiple of 8 bytes, later versions do not */
+  uint64_t pn = ver == 1 ? pad8(nsz) : nsz, pt = ver == 1 ? pad8(tsz) : tsz, ps = ver == 1 ? pad8(ssz) : ssz;
+  if (off + pn + pt + ps > n) return "an attribute's name, datatype and dataspace sizes run past its message";
+  if (nsz == 0 || !memchr(d + off, 0, nsz)) return "an attribute's name does not end inside its message";
+  if (shared) return NULL; /* a shared (committed) type or space lives in another header: HDF5's */
+  const uint8_t *t = d + off + pn, *s = t + pt;
+  if (type_bytes(t, tsz, 0) == NO_FIT) return "an attribute's datatype runs past its size";
+  uint64_t elements = 0, size = (t[0] & 15) == 9 ? 8 + (uint64_t)r->sa : le(t + 4, 4);
+  const char *why = space_elements(r, s, ssz, &elements);
+  if (why) return why;
+  uint64_t room = n - (off + pn + pt + ps);
+  if (size > 0 && elements > room / size) return "an attribute's data runs past its message";
+  return NULL;
+}
+
+/* One block of messages (IV.A.1.a Version 1 Data Object Header Prefix: 8 bytes of type, size and
+ * flags before each message): every message fits in the block, attribute messages are sound,
+ * continuations (IV.A.2.q Object Header Continuation Message) are queued. NULL, or what is wrong. */
+static const char *check_block(const raw_file *r, const uint8_t *m, uint64_t len, uint64_t (*queue)[2], int *nq) {
+  for (uint64_t p = 0; p + 8 <= len; ) {
+    uint64_t type = le(m + p, 2), size = le(m + p + 2, 2);
+    const uint8_t *body = m + p + 8;
+    if (size > len - p - 8) return "a message runs past its block";
+    if (type == 0x10) {
+      if (size < (uint64_t)(r->sa + r->ss)) return "a continuation message is truncated";
+      if (*nq == MAX_BLOCKS) return "too many continuation blocks";
+      queue[*nq][0] = le(body, r->sa);
+      queue[(*nq)++][1] = le(body + r->sa, r->ss);
+    } else if (type == 0x0c) {
+      const char *why = check_attr_message(r, body, size);
+      if (why) return why;
+    }
+    p += 8 + size;
+  }
+  return NULL;
+}
+
+/* Every block of the object header at addr. A version-2 header ("OHDR", IV.A.1.b Version 2 Data
+ * Object Header Prefix) is not walked: HDF5 verifies the checksum of each of its chunks before it
+ * decodes a message, so corrupted bytes there are refused by HDF5 itself. */
+static const char *check_header(const raw_file *r, uint64_t addr) {
+  uint8_t *pre = raw_read(r, addr, 16);
+  if (!pre) return "it lies outside the file";
+  int v1 = pre[0] == 1;
+  uint64_t queue[MAX_BLOCKS][2] = {{addr + 16, le(pre + 8, 4)}};
+  free(pre);
+  if (!v1) return NULL;
+  const char *why = NULL;
+  for (int b = 0, nq = 1; b < nq && !why; ++b) {
+    if (queue[b][1] == 0) continue; /* an empty block: nothing to decode */
+    if (queue[b][1] > MAX_BLOCK) return "a block of over 1 MiB"; /* no writer of ours makes one */
+    uint8_t *m = raw_read(r, queue[b][0], queue[b][1]);
+    if (!m) return b ? "a continuation block lies outside the file" : "its first block lies outside the file";
+    why = check_block(r, m, queue[b][1], queue, &nq);
+    free(m);
+  }
+  return why;
+}
+
+sg_err sg_h5_check_object_header(hid_t loc, const char *file) {
+  H5O_info_t info;
+  if (H5Oget_info2(loc, &info, H5O_INFO_BASIC) < 0)
+    return sg_error_set(SG_ERR_FORMAT, "%s: cannot query an object's header", file);
+  raw_file r;
+  SG_CHECK(open_raw(loc, &r, file));
+  const char *why = check_header(&r, info.addr);
+  close(r.fd);
+  if (why) return sg_error_set(SG_ERR_FORMAT, "%s: corrupted HDF5 object header (%s)", file, why);
   return SG_OK;
 }

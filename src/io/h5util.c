@@ -191,6 +191,8 @@ sg_err sg_h5_check_number_type(hid_t type, const char *file, const char *what) {
 static sg_err attr_open_single(hid_t loc, const char *name, int *found, const char *file, hid_t *attr,
                                hid_t *type) {
   *attr = *type = H5I_INVALID_HID;
+  *found = 0;
+  SG_CHECK(sg_h5_check_object_header(loc, file)); /* H5Aexists decodes every attribute message */
   *found = H5Aexists(loc, name) > 0;
   if (!*found) return SG_OK;
   *attr = H5Aopen(loc, name, H5P_DEFAULT);

@@ -136,7 +136,8 @@ static sg_err traj_info(hid_t file, const char *path, hid_t dxpl, FILE *out) {
   if (!err) {
     attr_ctx c = {out, path, SG_OK};
     hsize_t idx = 0;
-    if (H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, &idx, print_attr, &c) < 0)
+    err = sg_h5_check_object_header(file, path); /* H5Aiterate2 decodes every attribute message */
+    if (!err && H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, &idx, print_attr, &c) < 0)
       err = c.err ? c.err : sg_error_set(SG_ERR_FORMAT, "%s: cannot list the root attributes", path);
   }
   return err;

@@ -56,6 +56,11 @@ sg_err sg_h5_vlen_dset_check(hid_t dset, const char *file, const char *what);
  * 1.10 follows it without a bound and hangs in any lookup). Call it before H5Fopen (which looks
  * up the root group); it reads the whole file once, looking for the heaps' signature. */
 sg_err sg_h5_check_local_heaps(const char *path);
+/* Refuse an object (group or dataset) whose version-1 header holds a message running past its
+ * block, a continuation outside the file, or an attribute message whose name, datatype, dataspace
+ * or data does not fit in it (h5_heaps.c: HDF5 1.10 decodes attributes without those bounds and
+ * reads past its buffer). Call it before HDF5 queries, opens or lists loc's attributes. */
+sg_err sg_h5_check_object_header(hid_t loc, const char *file);
 /* Read an integer (scalar or one-element) or string attribute; *found = 0 when it is absent. */
 sg_err sg_h5_attr_read_int(hid_t loc, const char *name, long long *value, int *found, const char *file);
 sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, int *found,

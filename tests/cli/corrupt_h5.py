@@ -36,6 +36,26 @@ def float64_type(data, start):
     return i
 
 
+def attr_message(data, addr, name):
+    """Offset of the body of attribute message `name` in the version-1 object header at addr (HDF5
+    file format spec IV.A.1.a: a 16-byte prefix, then messages of 8-byte type/size/flags headers;
+    continuation messages, type 0x10, give further blocks)."""
+    blocks = [(addr + 16, struct.unpack("<I", data[addr + 8:addr + 12])[0])]
+    want = name.encode() + b"\0"
+    while blocks:
+        start, size = blocks.pop(0)
+        p = start
+        while p + 8 <= start + size:
+            mtype, msize = struct.unpack("<HH", data[p:p + 4])
+            body = p + 8
+            if mtype == 0x10:
+                blocks.append(struct.unpack("<QQ", data[body:body + 16]))
+            elif mtype == 0x0C and data[body + 8:body + 8 + len(want)] == want:
+                return body
+            p = body + msize
+    raise SystemExit("attribute %s not found" % name)
+
+
 def edit(case, src, dst):
     if case == "compact_friction":  # a compact dataset whose stored size says 0 bytes
         with h5py.File(src, "r") as f:
@@ -69,6 +89,13 @@ def edit(case, src, dst):
                 data[ref + 12:ref + 16] = struct.pack("<I", 1 << 30)
             else:  # the first object of the collection claims 4000 bytes: HDF5's parser loops
                 data[heap + 24:heap + 32] = struct.pack("<Q", 4000)
+        elif case in ("attr_space_size", "next_gid_space_size"):
+            # an attribute message's dataspace size one byte larger (8 -> 9, padded to 16), as
+            # tests/fuzz did to /bodies next_gid: its data then lies past the message
+            obj, name = (None, "format_version") if case == "attr_space_size" else ("bodies", "next_gid")
+            at = attr_message(data, header_addr(src, obj), name)
+            ssz = struct.unpack("<H", data[at + 6:at + 8])[0]
+            data[at + 6:at + 8] = struct.pack("<H", ssz + 1)
         elif case == "name_heap_loop":  # the first group name heap's free list points to itself
             at = data.find(b"HEAP\0\0\0\0")
             head = struct.unpack("<Q", data[at + 16:at + 24])[0]

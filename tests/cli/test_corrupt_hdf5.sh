@@ -44,6 +44,13 @@ expect heap_object_size scene.h5 "attribute kind is a corrupted variable-length 
 expect vlen_index run.ckpt.h5 "attribute kind is a corrupted variable-length string" info run.ckpt.h5
 expect vlen_length run.ckpt.h5 "attribute kind is a corrupted variable-length string" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
 
+section "an attribute message whose sizes run past it (the root's format_version, /bodies next_gid)"
+expect attr_space_size scene.h5 "corrupted HDF5 object header (an attribute's data runs past its message)" info scene.h5
+expect attr_space_size run.ckpt.h5 "corrupted HDF5 object header" info run.ckpt.h5
+expect next_gid_space_size run.ckpt.h5 "corrupted HDF5 object header (an attribute's data runs past its message)" info run.ckpt.h5
+expect next_gid_space_size run.ckpt.h5 "corrupted HDF5 object header" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+expect next_gid_space_size scene.h5 "corrupted HDF5 object header" run scene.h5 -o out.h5 -t_final 0.01
+
 section "a group name heap whose free list loops"
 expect name_heap_loop scene.h5 "a group's name heap has a corrupted free list" info scene.h5
 expect name_heap_loop run.ckpt.h5 "a group's name heap has a corrupted free list" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
