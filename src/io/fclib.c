@@ -245,11 +245,11 @@ static sg_err read_open(hid_t f, const char *file, sg_fclib_problem *fp) {
   const char *gname = global ? "/fclib_global" : "/fclib_local";
   hid_t g = H5Gopen2(f, gname, H5P_DEFAULT);
   if (g < 0) return sg_error_set(SG_ERR_FORMAT, "%s: %s is not a group", file, gname);
-  sg_err err = SG_OK;
+  sg_err err = sg_h5_check_object_header(g, file);
   char shown[128];
   long long dim;
   fp->local = !global;
-  if ((err = read_title(g, gname, file, fp->title, sizeof fp->title))) goto done;
+  if (err || (err = read_title(g, gname, file, fp->title, sizeof fp->title))) goto done;
   snprintf(shown, sizeof shown, "%s/spacedim", gname);
   if (sg_h5_exists(g, "spacedim")) {
     if ((err = read_int1(g, "spacedim", shown, file, &dim))) goto done;
@@ -294,7 +294,8 @@ sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp) {
   sg_h5_quiet();
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);
-  sg_err err = read_open(f, path, fp);
+  sg_err err = sg_h5_check_object_header(f, path); /* the root group's, before any lookup in it */
+  if (!err) err = read_open(f, path, fp);
   sg_h5_close(&f);
   if (err) sg_fclib_free(fp);
   return err;

@@ -363,6 +363,24 @@ static const char *check_attr_message(const raw_file *r, const uint8_t *d, uint6
   return NULL;
 }
 
+/* Does the file hold the 4-byte signature sig at addr? */
+static int signature_at(const raw_file *r, uint64_t addr, const char *sig) {
+  uint8_t *s = raw_read(r, addr, 4);
+  int ok = s && !memcmp(s, sig, 4);
+  free(s);
+  return ok;
+}
+
+/* A group's symbol table (IV.A.2.r Symbol Table Message): the addresses of its B-tree ("TREE",
+ * III.A.1) and of its name heap ("HEAP", III.D). HDF5 1.10 follows a heap address that points
+ * elsewhere into a read that crashes (tests/fuzz: fuzz_fclib, a lookup in the root group). */
+static const char *check_symbol_table(const raw_file *r, const uint8_t *d, uint64_t n) {
+  if (n < 2 * (uint64_t)r->sa) return "a symbol table message is truncated";
+  if (!signature_at(r, le(d, r->sa), "TREE")) return "a group's B-tree address points at no B-tree";
+  if (!signature_at(r, le(d + r->sa, r->sa), "HEAP")) return "a group's name heap address points at no heap";
+  return NULL;
+}
+
 /* One block of messages (IV.A.1.a Version 1 Data Object Header Prefix: 8 bytes of type, size and
  * flags before each message): every message fits in the block, attribute messages are sound,
  * continuations (IV.A.2.q Object Header Continuation Message) are queued. NULL, or what is wrong. */
@@ -378,6 +396,9 @@ static const char *check_block(const raw_file *r, const uint8_t *m, uint64_t len
       queue[(*nq)++][1] = le(body + r->sa, r->ss);
     } else if (type == 0x0c) {
       const char *why = check_attr_message(r, body, size);
+      if (why) return why;
+    } else if (type == 0x11) {
+      const char *why = check_symbol_table(r, body, size);
       if (why) return why;
     }
     p += 8 + size;

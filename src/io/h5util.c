@@ -56,6 +56,11 @@ sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t *file) {
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
   H5Pclose(fapl);
   if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);
+  sg_err err = sg_h5_check_object_header(f, path); /* the root group's, before any lookup in it */
+  if (err) {
+    H5Fclose(f);
+    return err;
+  }
   *file = f;
   return SG_OK;
 }

@@ -56,6 +56,23 @@ def attr_message(data, addr, name):
     raise SystemExit("attribute %s not found" % name)
 
 
+def symbol_table_message(data, addr):
+    """Offset of the body of the symbol table message (type 0x11: B-tree address, heap address) of
+    the version-1 object header at addr."""
+    blocks = [(addr + 16, struct.unpack("<I", data[addr + 8:addr + 12])[0])]
+    while blocks:
+        start, size = blocks.pop(0)
+        p = start
+        while p + 8 <= start + size:
+            mtype, msize = struct.unpack("<HH", data[p:p + 4])
+            if mtype == 0x10:
+                blocks.append(struct.unpack("<QQ", data[p + 8:p + 24]))
+            elif mtype == 0x11:
+                return p + 8
+            p += 8 + msize
+    raise SystemExit("no symbol table message found")
+
+
 def edit(case, src, dst):
     if case == "compact_friction":  # a compact dataset whose stored size says 0 bytes
         with h5py.File(src, "r") as f:
@@ -96,6 +113,10 @@ def edit(case, src, dst):
             at = attr_message(data, header_addr(src, obj), name)
             ssz = struct.unpack("<H", data[at + 6:at + 8])[0]
             data[at + 6:at + 8] = struct.pack("<H", ssz + 1)
+        elif case == "root_btree_addr":  # the root group's B-tree address 8 bytes off (tests/fuzz: fuzz_fclib)
+            at = symbol_table_message(data, header_addr(src, None))
+            btree = struct.unpack("<Q", data[at:at + 8])[0]
+            data[at:at + 8] = struct.pack("<Q", btree + 8)
         elif case == "name_heap_loop":  # the first group name heap's free list points to itself
             at = data.find(b"HEAP\0\0\0\0")
             head = struct.unpack("<Q", data[at + 16:at + 24])[0]

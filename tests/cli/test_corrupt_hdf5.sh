@@ -37,6 +37,11 @@ expect float_size scene.h5 "dataset /bodies/velocity has values of" info scene.h
 expect float_fields scene.h5 "dataset /bodies/size has a non-standard number type" run scene.h5 -o out.h5 -t_final 0.01
 expect compact_friction scene.h5 "dataset /materials/friction stores 0 bytes" info scene.h5
 
+section "a group whose symbol table points at no B-tree (the root group)"
+expect root_btree_addr scene.h5 "corrupted HDF5 object header (a group's B-tree address points at no B-tree)" info scene.h5
+expect root_btree_addr scene.h5 "corrupted HDF5 object header" run scene.h5 -o out.h5 -t_final 0.01
+expect root_btree_addr scene.h5 "corrupted HDF5 object header" fclib scene.h5 -solver pgs
+
 section "corrupted variable-length strings (the root attribute kind)"
 expect vlen_length scene.h5 "attribute kind is a corrupted variable-length string" info scene.h5
 expect vlen_index scene.h5 "attribute kind is a corrupted variable-length string" info scene.h5
