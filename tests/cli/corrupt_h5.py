@@ -117,6 +117,9 @@ def edit(case, src, dst):
             at = symbol_table_message(data, header_addr(src, None))
             btree = struct.unpack("<Q", data[at:at + 8])[0]
             data[at:at + 8] = struct.pack("<Q", btree + 8)
+        elif case == "name_heap_size":  # the first group name heap's data size 16 GB (tests/fuzz)
+            at = data.find(b"HEAP\0\0\0\0")
+            data[at + 8:at + 16] = struct.pack("<Q", 0x4000000B0)
         elif case == "name_heap_loop":  # the first group name heap's free list points to itself
             at = data.find(b"HEAP\0\0\0\0")
             head = struct.unpack("<Q", data[at + 16:at + 24])[0]

@@ -37,6 +37,10 @@ expect float_size scene.h5 "dataset /bodies/velocity has values of" info scene.h
 expect float_fields scene.h5 "dataset /bodies/size has a non-standard number type" run scene.h5 -o out.h5 -t_final 0.01
 expect compact_friction scene.h5 "dataset /materials/friction stores 0 bytes" info scene.h5
 
+section "a group name heap whose data segment is 16 GB"
+expect name_heap_size scene.h5 "a group's name heap lies outside the file" info scene.h5
+expect name_heap_size run.ckpt.h5 "a group's name heap lies outside the file" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+
 section "a group whose symbol table points at no B-tree (the root group)"
 expect root_btree_addr scene.h5 "corrupted HDF5 object header (a group's B-tree address points at no B-tree)" info scene.h5
 expect root_btree_addr scene.h5 "corrupted HDF5 object header" run scene.h5 -o out.h5 -t_final 0.01
