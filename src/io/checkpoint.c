@@ -571,7 +571,8 @@ static sg_err read_hooks(hid_t file, const char *path, hid_t dxpl, sg_checkpoint
     err = sg_error_set(SG_ERR_IO, "%s: cannot read dataset /hooks/state", path);
   info->n_hook_state = (int)n;
   int found = 0;
-  if (!err) err = sg_h5_attr_read_str(d, "names", info->hook_names, sizeof info->hook_names, &found, path);
+  if (!err && (err = sg_h5_attr_read_str(d, "names", info->hook_names, sizeof info->hook_names, &found, path)))
+    sg_error_append(" (on dataset /hooks/state)");
   if (!err && !found) err = sg_error_set(SG_ERR_FORMAT, "%s: missing attribute names of dataset /hooks/state", path);
   sg_h5_close(&type);
   sg_h5_close(&space);

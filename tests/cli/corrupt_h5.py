@@ -106,6 +106,17 @@ def edit(case, src, dst):
                 data[ref + 12:ref + 16] = struct.pack("<I", 1 << 30)
             else:  # the first object of the collection claims 4000 bytes: HDF5's parser loops
                 data[heap + 24:heap + 32] = struct.pack("<Q", 4000)
+        elif case == "empty_vlen_index":
+            # the reference of /hooks/state's names, an empty string, with its index 2 -> 0xFFFFFF02
+            # (tests/fuzz: fuzz_checkpoint): HDF5 reads a reference whose length is 0 from its
+            # collection too, and indexed past the collection's objects
+            at = attr_message(data, header_addr(src, "hooks/state"), "names")
+            nsz, tsz, ssz = struct.unpack("<HHH", data[at + 2:at + 8])
+            ref = at + 8 + sum((k + 7) // 8 * 8 for k in (nsz, tsz, ssz))  # version 1: padded parts
+            n, addr, idx = struct.unpack("<IQI", data[ref:ref + 16])
+            if data[at] != 1 or n != 0 or addr == 0:
+                raise SystemExit("names is not an empty string in the heap (%d bytes at %d)" % (n, addr))
+            data[ref + 12:ref + 16] = struct.pack("<I", 0xFFFFFF00 | idx)
         elif case in ("attr_space_size", "next_gid_space_size"):
             # an attribute message's dataspace size one byte larger (8 -> 9, padded to 16), as
             # tests/fuzz did to /bodies next_gid: its data then lies past the message

@@ -14,9 +14,12 @@ section "scenes and a checkpoint to corrupt"
 "$SG" run scene.h5 -o run.h5 -t_final 0.025 -checkpoint_every 3 >run.log 2>&1
 check "generate and a short run with a checkpoint" test -f scene.h5 -a -f run.ckpt.h5
 
-# expect CASE FILE PATTERN COMMAND...: the corrupted copy of FILE fails COMMAND (FILE's name
-# replaced by the copy's) with one error line containing PATTERN.
+# expect [-n NP] CASE FILE PATTERN COMMAND...: the corrupted copy of FILE fails COMMAND (FILE's name
+# replaced by the copy's) with one error line containing PATTERN; with -n, on NP ranks (every rank
+# must stop: mpiexec's exit 1, not a crash's or an abort's code, nor a hang).
 expect() {
+  local launch=()
+  if [ "$1" = -n ]; then launch=($MPIEXEC -n "$2"); shift 2; fi
   local case=$1 src=$2 pattern=$3; shift 3
   local bad=${case}_$(basename "$src")
   if ! "$PY" "$HERE/corrupt_h5.py" "$case" "$src" "$bad" >"$bad.py.log" 2>&1; then
@@ -24,11 +27,11 @@ expect() {
   fi
   local args=() a
   for a in "$@"; do [ "$a" = "$src" ] && args+=("$bad") || args+=("$a"); done
-  sg_run "$bad" "$SG" "${args[@]}"
+  sg_run "$bad" "${launch[@]}" "$SG" "${args[@]}"
   if [ "$RC" -eq 1 ] && [ "$(error_lines "$bad.err")" -eq 1 ] && grep -q "$pattern" "$bad.err"; then
-    pass "$case: $* -> $(grep '^signorini: error:' "$bad.err" | cut -c1-150)"
+    pass "$case: ${launch[*]:+${launch[*]} }$* -> $(grep '^signorini: error:' "$bad.err" | cut -c1-150)"
   else
-    fail "$case: $* (exit $RC, expected 1 and one line with '$pattern')"; show_file "$bad.err"
+    fail "$case: ${launch[*]:+${launch[*]} }$* (exit $RC, expected 1 and one line with '$pattern')"; show_file "$bad.err"
   fi
 }
 
@@ -52,6 +55,12 @@ expect vlen_index scene.h5 "attribute kind is a corrupted variable-length string
 expect heap_object_size scene.h5 "attribute kind is a corrupted variable-length string" info scene.h5
 expect vlen_index run.ckpt.h5 "attribute kind is a corrupted variable-length string" info run.ckpt.h5
 expect vlen_length run.ckpt.h5 "attribute kind is a corrupted variable-length string" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+
+section "an empty variable-length string whose index is corrupted (a checkpoint's /hooks/state names)"
+msg="attribute names is a corrupted variable-length string (its collection does not hold its object) (on dataset /hooks/state)"
+expect empty_vlen_index run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o hooks_out.h5 -t_final 0.05
+expect -n 2 empty_vlen_index run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o hooks_out.h5 -t_final 0.05
+check "empty_vlen_index: no output left by the refused restarts" test ! -e hooks_out.h5
 
 section "an attribute message whose sizes run past it (the root's format_version, /bodies next_gid)"
 expect attr_space_size scene.h5 "corrupted HDF5 object header (an attribute's data runs past its message)" info scene.h5
