@@ -61,6 +61,16 @@ void sg_fclib_map_to_problem(const sg_fclib_map *map, const double *v_fclib, dou
 sg_err sg_fclib_local_to_global(const sg_fclib_problem *loc, double rel_eps, sg_fclib_problem *glob, double *eps_used,
                                 double *asymmetry);
 
+/* A global problem scaled to entries of order one (src/io/fclib_scale.c): v = v_factor v',
+ * r = r_factor r', u = u_factor u' map the answer of *out back to fp's. Applied (*out filled, to
+ * be freed) only when the largest entry of M, H, f or w lies outside 2^-30 .. 2^30; otherwise
+ * *out is left empty and the factors are 1. Every factor is a power of two. */
+typedef struct {
+  double v, r, u;
+  int applied;
+} sg_fclib_scaling;
+sg_err sg_fclib_normalize(const sg_fclib_problem *fp, sg_fclib_problem *out, sg_fclib_scaling *sc);
+
 /* Siconos's scale-invariant residuals (README "Accuracy measure"), v in FCLIB order (ignored for
  * local problems), r = the contact impulses:
  *   u = H^T v + w (local: W r + q), uhat = u + [mu ||u_T||, 0, 0],

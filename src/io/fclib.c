@@ -312,10 +312,30 @@ void sg_fclib_matvec(const sg_fclib_matrix *A, int transpose, const double *x, d
   }
 }
 
+/* A sum of squares kept as scale^2 * ssq (LAPACK's dlassq), so that entries of 1e-300 or 1e300
+ * neither vanish nor overflow when squared: otherwise a problem scaled by 1e-300 measures 0 at a
+ * cold start, as if solved, and one scaled by 1e300 Inf. */
+typedef struct {
+  double scale, ssq;
+} sumsq;
+
+static void sumsq_add(sumsq *a, double x) {
+  double ax = fabs(x);
+  if (ax == 0) return;
+  if (a->scale < ax) {
+    a->ssq = 1 + a->ssq * (a->scale / ax) * (a->scale / ax);
+    a->scale = ax;
+  } else {
+    a->ssq += (ax / a->scale) * (ax / a->scale);
+  }
+}
+
+static double sumsq_norm(sumsq a) { return a.scale * sqrt(a.ssq); }
+
 static double norm2(int n, const double *x) {
-  double s = 0;
-  for (int k = 0; k < n; ++k) s += x[k] * x[k];
-  return sqrt(s);
+  sumsq a = {0, 0};
+  for (int k = 0; k < n; ++k) sumsq_add(&a, x[k]);
+  return sumsq_norm(a);
 }
 
 static double fmax3(double a, double b, double c) {
@@ -339,7 +359,7 @@ sg_err sg_fclib_residuals(const sg_fclib_problem *fp, const double *v, const dou
     sg_fclib_matvec(&fp->H, 1, v, u);
     for (int k = 0; k < m; ++k) u[k] += fp->w[k];
   }
-  double s = 0;
+  sumsq s = {0, 0};
   for (int c = 0; c < fp->nc; ++c) {
     const double *uc = u + 3 * c, *rc = r + 3 * c;
     double x[3], pr[3], ut = sqrt(uc[1] * uc[1] + uc[2] * uc[2]);
@@ -347,21 +367,19 @@ sg_err sg_fclib_residuals(const sg_fclib_problem *fp, const double *v, const dou
     x[1] = rc[1] - uc[1];
     x[2] = rc[2] - uc[2];
     sg_cone_project_euclid(fp->mu[c], x, pr);
-    for (int k = 0; k < 3; ++k) s += (rc[k] - pr[k]) * (rc[k] - pr[k]);
+    for (int k = 0; k < 3; ++k) sumsq_add(&s, rc[k] - pr[k]);
   }
   double den = fmax3(norm2(m, u), norm2(m, r), scale_extra);
-  *nat = den > 0 ? sqrt(s) / den : sqrt(s);
+  *nat = den > 0 ? sumsq_norm(s) / den : sumsq_norm(s);
   *dyn = 0;
   if (!fp->local) {
     sg_fclib_matvec(&fp->M, 0, v, t);
     sg_fclib_matvec(&fp->H, 0, r, h);
-    double nMv = norm2(n, t), nHr = norm2(n, h), sd = 0;
-    for (int k = 0; k < n; ++k) {
-      double d = t[k] - h[k] - fp->f[k];
-      sd += d * d;
-    }
+    double nMv = norm2(n, t), nHr = norm2(n, h);
+    sumsq sd = {0, 0};
+    for (int k = 0; k < n; ++k) sumsq_add(&sd, t[k] - h[k] - fp->f[k]);
     double dd = fmax3(norm2(n, fp->f), nMv, nHr);
-    *dyn = dd > 0 ? sqrt(sd) / dd : sqrt(sd);
+    *dyn = dd > 0 ? sumsq_norm(sd) / dd : sumsq_norm(sd);
   }
   if (u_out) memcpy(u_out, u, (size_t)m * sizeof *u);
   free(u); free(t); free(h);
@@ -491,7 +509,7 @@ sg_err sg_fclib_to_problem(const sg_fclib_problem *fp, sg_problem *p, sg_fclib_m
       }
     for (int k = 0; k < np; ++k) slot[subs[k]] = k;
     if (np == 0) {
-      err = sg_error_set(SG_ERR_FORMAT, "FCLIB contact %d: its three columns of H are empty (touches no unknown)", c);
+      err = sg_error_set(SG_ERR_FORMAT, "matrix /fclib_global/H: the three columns of contact %d are empty (it touches no unknown)", c);
       goto done;
     }
     free(Jbuf);

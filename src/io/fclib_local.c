@@ -71,7 +71,7 @@ sg_err sg_fclib_local_to_global(const sg_fclib_problem *loc, double rel_eps, sg_
   free(W);
   if (err) {
     free(L);
-    return sg_error_set(SG_ERR_NUMERIC, "local FCLIB problem: W + eps I is not positive definite even for eps = %g", eps);
+    return sg_error_set(SG_ERR_NUMERIC, "matrix /fclib_local/W: W + eps I is not positive definite even for eps = %g", eps);
   }
   *eps_used = eps;
   glob->local = 0;
