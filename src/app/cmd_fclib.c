@@ -133,8 +133,9 @@ static sg_err measure_answer(const sg_problem *p, const sg_fclib_map *map, const
     scale(n, vf2, sc->v);
     memcpy(r, lam, (size_t)m * sizeof *r);
     scale(m, r, sc->r);
-    err = check_representable(m, r, rmax, "impulses r");
-    if (!err && !measure->local) err = check_representable(n, vf, vmax, "velocities v");
+    /* an answer of a problem with entries near one that is tiny is 0 up to rounding, not lost */
+    if (sc->applied) err = check_representable(m, r, rmax, "impulses r");
+    if (!err && sc->applied && !measure->local) err = check_representable(n, vf, vmax, "velocities v");
   }
   if (!err) err = sg_fclib_residuals(measure, vf, r, &res[0], &res[1], u);
   if (!err) err = sg_fclib_residuals(measure, vf2, r, &res[2], &res[3], NULL);
