@@ -128,6 +128,13 @@ def edit(case, src, dst):
             at = symbol_table_message(data, header_addr(src, None))
             btree = struct.unpack("<Q", data[at:at + 8])[0]
             data[at:at + 8] = struct.pack("<Q", btree + 8)
+        elif case == "root_heap_reserved":
+            # the root group's name heap with a reserved byte set and a data size of 256 TB (tests/fuzz:
+            # fuzz_checkpoint); HDF5 skips the reserved bytes and allocates the size before reading
+            at = symbol_table_message(data, header_addr(src, None))
+            heap = struct.unpack("<Q", data[at + 8:at + 16])[0]
+            data[heap + 5] = 1
+            data[heap + 8:heap + 16] = struct.pack("<Q", 0x1000000000100)
         elif case == "name_heap_size":  # the first group name heap's data size 16 GB (tests/fuzz)
             at = data.find(b"HEAP\0\0\0\0")
             data[at + 8:at + 16] = struct.pack("<Q", 0x4000000B0)

@@ -44,6 +44,11 @@ section "a group name heap whose data segment is 16 GB"
 expect name_heap_size scene.h5 "a group's name heap lies outside the file" info scene.h5
 expect name_heap_size run.ckpt.h5 "a group's name heap lies outside the file" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
 
+section "the root group's name heap: reserved bytes set, a data size of 256 TB"
+expect root_heap_reserved scene.h5 "corrupted HDF5 object header (a group's name heap lies outside the file)" info scene.h5
+expect root_heap_reserved run.ckpt.h5 "a group's name heap lies outside the file" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+expect root_heap_reserved scene.h5 "a group's name heap lies outside the file" fclib scene.h5 -solver pgs
+
 section "a group whose symbol table points at no B-tree (the root group)"
 expect root_btree_addr scene.h5 "corrupted HDF5 object header (a group's B-tree address points at no B-tree)" info scene.h5
 expect root_btree_addr scene.h5 "corrupted HDF5 object header" run scene.h5 -o out.h5 -t_final 0.01
