@@ -16,8 +16,9 @@
 #include "signorini/problem.h"
 #include "signorini/scene.h"
 
-/* Kind ids as stored in sg_scene.kind. Scene files hold rigid-6 bodies only (no kind dataset). */
-typedef enum { SG_BODY_RIGID6 = 0, SG_BODY_KIND_COUNT = 1 } sg_body_kind_id;
+/* Kind ids as stored in sg_scene.kind. A scene file's body is rigid-6 unless a row of /trees names
+ * it (docs/FORMATS.md, "Trees"). */
+typedef enum { SG_BODY_RIGID6 = 0, SG_BODY_TREE = 1, SG_BODY_KIND_COUNT = 2 } sg_body_kind_id;
 
 /* A body's vertex weight in the partition graph: base + per_contact x (contacts touching it).
  * Affine in the contacts so that a rank can ship it in a fixed record to the rank that counts the
@@ -75,8 +76,9 @@ int sg_body_max_dof(void);
 static inline const sg_body_kind_ops *sg_body_kind_of(const sg_scene *s, int i) { return sg_body_kind_get(s->kind[i]); }
 static inline int sg_body_dof(const sg_scene *s, int i) { return sg_body_kind_of(s, i)->dof(s, i); }
 
-/* The rigid-6 kind's ops (src/body/rigid6.c). */
+/* The rigid-6 kind's ops (src/body/rigid6.c) and the tree kind's (src/body/tree.c, tree.h). */
 extern const sg_body_kind_ops sg_body_rigid6_ops;
+extern const sg_body_kind_ops sg_body_tree_ops;
 /* A rigid body's 6 velocities (linear, angular; world frame) to the problem's units and back:
  * linear velocities in length/time, angular ones in 1/time. */
 void sg_rigid_velocity_to_units(const sg_units *u, const double *v_si, double *v);

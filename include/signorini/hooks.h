@@ -89,10 +89,12 @@ void sg_hooks_save(const sg_hook_list *l, int64_t *words, int *n);
 void sg_hooks_names(const sg_hook_list *l, char *buf, size_t len);
 sg_err sg_hooks_load(sg_hook_list *l, const int64_t *words, int n);
 /* The hooks the model asks for: the kinematic motion when the scene has motions (kinematic.c),
- * an outflow and an inflow hook per region of those kinds (outflow.c, inflow.c). */
+ * an outflow and an inflow hook per region of those kinds (outflow.c, inflow.c), the trees' state
+ * from their owners when the scene has trees (tree_sync.c). */
 sg_err sg_hooks_from_model(const sg_scene *s, sg_hook_list *l);
 
 extern const sg_hook_ops sg_hook_kinematic_ops;
+extern const sg_hook_ops sg_hook_tree_sync_ops;
 sg_err sg_hook_outflow_add(sg_hook_list *l, const sg_scene *s, int region);
 sg_err sg_hook_inflow_add(sg_hook_list *l, const sg_scene *s, int region);
 

@@ -10,6 +10,8 @@
 
 #define SG_SCENE_FORMAT_VERSION 1
 
+struct sg_tree; /* tree.h */
+
 typedef enum {
   SG_SHAPE_SPHERE = 0,   /* size = (radius, 0, 0) */
   SG_SHAPE_BOX = 1,      /* size = half extents (hx, hy, hz) */
@@ -141,6 +143,10 @@ typedef struct {
    * reference with the scene's copies */
   int n_meshes;
   sg_mesh **meshes;
+  /* kinematic trees (tree.h), each one body of kind SG_BODY_TREE: model and state, the same on every
+   * rank, sorted by the id of their body, each shared by reference with the scene's copies */
+  int n_trees;
+  struct sg_tree **trees;
   /* the global id the next inserted body gets (the same on every rank): above every id the run
    * has used, so ids are never reused */
   int64_t next_gid;

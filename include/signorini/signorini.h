@@ -5,6 +5,7 @@
 #include "signorini/la.h"
 #include "signorini/options.h"
 #include "signorini/scene.h"
+#include "signorini/tree.h"
 #include "signorini/geometry.h"
 #include "signorini/collision.h"
 #include "signorini/problem.h"

@@ -2,7 +2,8 @@
 #include <string.h>
 #include "signorini/body_kind.h"
 
-static const sg_body_kind_ops *const kinds[SG_BODY_KIND_COUNT] = {[SG_BODY_RIGID6] = &sg_body_rigid6_ops};
+static const sg_body_kind_ops *const kinds[SG_BODY_KIND_COUNT] = {[SG_BODY_RIGID6] = &sg_body_rigid6_ops,
+                                                                   [SG_BODY_TREE] = &sg_body_tree_ops};
 
 const sg_body_kind_ops *sg_body_kind_get(int kind) {
   return kind >= 0 && kind < SG_BODY_KIND_COUNT ? kinds[kind] : NULL;

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/body_kind.h"
 #include "signorini/collision.h"
 #include "signorini/la.h"
 
@@ -69,6 +70,8 @@ static int box_meets_segment(const sg_scene *s, int k, const double *x, const do
 
 int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt) {
   if (i == j || (s->fixed[i] && s->fixed[j])) return 0;
+  /* a tree's links carry no geoms yet (docs/ARCHITECTURE.md, "Trees"): its row touches nothing */
+  if (s->kind[i] == SG_BODY_TREE || s->kind[j] == SG_BODY_TREE) return 0;
   if (s->gid[j] < s->gid[i]) { int t = i; i = j; j = t; } /* the same roundings in either order */
   double d[3], back[3], p[3];
   sg_pair_displacement(s, i, j, dt, d);

@@ -89,5 +89,6 @@ sg_err sg_hooks_from_model(const sg_scene *s, sg_hook_list *l) {
     if (s->regions[k].kind == SG_REGION_OUTFLOW) SG_CHECK(sg_hook_outflow_add(l, s, k));
   for (int k = 0; k < s->n_regions; ++k)
     if (s->regions[k].kind == SG_REGION_INFLOW) SG_CHECK(sg_hook_inflow_add(l, s, k));
+  if (s->n_trees > 0) SG_CHECK(sg_hooks_add(l, &sg_hook_tree_sync_ops, NULL));
   return SG_OK;
 }

@@ -6,6 +6,7 @@
 #include "signorini/body_kind.h"
 #include "signorini/la.h"
 #include "signorini/scene.h"
+#include "signorini/tree.h"
 
 const char *sg_shape_name(int shape) {
   static const char *names[SG_SHAPE_COUNT] = {"sphere", "box", "capsule", "plane", "cylinder", "cone", "disk", "mesh"};
@@ -49,6 +50,7 @@ void sg_scene_destroy(sg_scene *s) {
   free(s->regions);
   for (int k = 0; k < s->n_meshes; ++k) sg_mesh_release(&s->meshes[k]);
   free(s->meshes);
+  sg_scene_release_trees(s);
   memset(s, 0, sizeof *s);
 }
 
@@ -142,6 +144,7 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   dst->regions = r;
   dst->n_regions = src->n_regions;
   dst->next_gid = src->next_gid;
+  SG_CHECK(sg_scene_share_trees(dst, src));
   return sg_scene_share_meshes(dst, src);
 }
 
@@ -156,6 +159,7 @@ int sg_scene_find_gid(const sg_scene *s, int n, int64_t gid) {
 }
 
 sg_err sg_body_update_mass(sg_scene *s, int i) {
+  if (s->kind[i] != SG_BODY_RIGID6) return SG_OK; /* its kind sets it (a tree: sg_scene_attach_trees) */
   double *I = s->inertia + 3 * i;
   const double *d = s->size + 3 * i;
   if (s->fixed[i]) {
@@ -429,7 +433,7 @@ double sg_body_bounding_radius(const sg_scene *s, int i) {
 double sg_scene_kinetic_energy(const sg_scene *s) {
   double e = 0;
   for (int i = 0; i < s->n; ++i) {
-    if (s->fixed[i]) continue;
+    if (s->fixed[i] || s->kind[i] != SG_BODY_RIGID6) continue; /* a tree's: sg_tree_energy */
     const double *v = s->state.vel + 6 * i, *w = v + 3, *I = s->inertia + 3 * i;
     double R[9], wb[3];
     quat_to_mat(R, s->state.quat + 4 * i);

@@ -2,7 +2,9 @@
  * each contact's keeper: the owner of its first moving body in gid order, who counts it in the
  * statistics, the metric and the checkpoint, so that each contact counts once whatever P. */
 #include "signorini/assemble.h"
+#include "signorini/body_kind.h"
 #include "signorini/timing.h"
+#include "signorini/tree.h"
 #include "step/stepper_internal.h"
 
 static void mark_keepers(sg_stepper *st) {
@@ -13,6 +15,23 @@ static void mark_keepers(sg_stepper *st) {
   }
 }
 
+/* Joint limits (hard rows, paper 002 (3)) and PD control (soft rows, (4)) of the trees this rank
+ * owns, after the contacts, each row on its tree's subsystem alone. The gather adapter numbers the
+ * constraints by contact, so a whole-problem solver on several ranks cannot take them yet. */
+static sg_err add_joint_rows(sg_stepper *st) {
+  int total = 0;
+  for (int i = 0; i < st->n_local; ++i) {
+    int added = 0;
+    if (sg_stepper_owns(st, i) && st->s->kind[i] == SG_BODY_TREE)
+      SG_CHECK(sg_tree_add_joint_rows(st->s, i, st->sub_of_body[i], st->prm.dt, st->prm.erp, &st->units, &st->prob, &added));
+    total += added;
+  }
+  if (total && st->size > 1 && st->solver->ops->layout == SG_SOLVER_WHOLE)
+    return sg_error_set(SG_ERR_ARG, "joint limits and PD control need a solver that works on each rank's part (subadmm, canal, "
+                        "sap, nsn) on several ranks, not %s", st->solver->ops->name);
+  return SG_OK;
+}
+
 sg_err sg_stepper_assemble(sg_stepper *st) {
   sg_scene *s = st->s;
   double t0 = MPI_Wtime();
@@ -21,6 +40,7 @@ sg_err sg_stepper_assemble(sg_stepper *st) {
   SG_CHECK(sg_grow((void **)&st->sub_of_body, &st->cap_body, s->n + 1, sizeof(int), "body map"));
   SG_CHECK(sg_assemble_rigid(s, &st->contacts, &st->prm, &st->units, &st->prob, st->sub_of_body));
   sg_stepper_add_rolling(st);
+  SG_CHECK(add_joint_rows(st));
   if (st->size > 1) { /* one rank: no owners, every subsystem is this rank's */
     SG_CHECK(sg_grow((void **)&st->sub_owner, &st->cap_sub_owner, st->prob.n_sub + 1, sizeof(int), "subsystem owners"));
     for (int i = 0; i < s->n; ++i)
@@ -31,6 +51,7 @@ sg_err sg_stepper_assemble(sg_stepper *st) {
   int nv = sg_problem_n_v(p), nrow = p->n_con ? sg_problem_n_rows(p) : 0;
   SG_CHECK(sg_grow((void **)&st->v, &st->cap_v, nv + 1, sizeof(double), "velocities"));
   SG_CHECK(sg_grow((void **)&st->lambda, &st->cap_row, nrow + 1, sizeof(double), "multipliers"));
+  for (int r = 3 * st->contacts.n; r < nrow; ++r) st->lambda[r] = 0; /* the joint rows start cold */
   sg_timer_add(SG_PHASE_ASSEMBLY, t0);
   return SG_OK;
 }

@@ -7,6 +7,7 @@
 #include "signorini/body_kind.h"
 #include "signorini/exchange.h"
 #include "signorini/timing.h"
+#include "signorini/tree.h"
 #include "step/stepper_internal.h"
 
 /* The ghosts' vhat from their owners, written where their subsystems sit in v. Each body's values
@@ -14,7 +15,7 @@
 static sg_err forward_ghost_velocities(sg_stepper *st, double *v, double *ghost_vals) {
   const sg_problem *p = &st->prob;
   const sg_scene *s = st->s;
-  const int w = sg_body_max_dof();
+  const int w = sg_scene_max_dof(s);
   double *own = sg_calloc((size_t)w * (size_t)st->n_local + 1, sizeof *own, "metric slots");
   sg_err err = sg_error_collective(st->comm, own ? SG_OK : SG_ERR_MEM);
   if (!err) {
@@ -44,7 +45,7 @@ sg_err sg_stepper_metric(sg_stepper *st, long long *n_contacts, double *residual
   *residual = 0;
   int nv = sg_problem_n_v(p), n_ghosts = st->s->n - st->n_local;
   /* rank-local errors agreed on before each collective below (error.h) */
-  sg_err err = sg_grow((void **)&st->metric_v, &st->cap_metric_v, nv + sg_body_max_dof() * n_ghosts + 1, sizeof(double),
+  sg_err err = sg_grow((void **)&st->metric_v, &st->cap_metric_v, nv + sg_scene_max_dof(st->s) * n_ghosts + 1, sizeof(double),
                        "metric");
   if (!err) err = sg_grow((void **)&st->metric_terms, &st->cap_metric_terms, st->contacts.n + 1, sizeof(double), "metric");
   if (!err) err = sg_metric_velocity(p, st->lambda, st->metric_v);

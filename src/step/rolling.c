@@ -66,7 +66,7 @@ void sg_stepper_add_rolling(sg_stepper *st) {
   /* b's angular rows are momenta in units of M L V (rigid6.c) */
   const double unit = st->units.mass * st->units.length * sg_units_velocity(&st->units);
   for (int i = 0; i < st->n_local; ++i)
-    if (sg_stepper_owns(st, i)) {
+    if (sg_stepper_owns(st, i) && st->s->kind[i] == SG_BODY_RIGID6) { /* rows 3-5: its angular momentum */
       double *b = st->prob.b + st->prob.sub_off[st->sub_of_body[i]] + 3;
       for (int r = 0; r < 3; ++r) b[r] += st->roll[3 * i + r] / unit;
     }

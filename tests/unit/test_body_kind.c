@@ -1,6 +1,7 @@
 /* The body-kind interface (body_kind.h) and its rigid-6 kind, on a box turned off its principal
  * axes, in problem units unlike SI (mass 0.37 kg, length 0.05 m, dt 1/240 s):
- *  - the registry: rigid6 by id and name, unknown ids refused, the widest kind 6 wide;
+ *  - the registry: rigid6 and tree by id and name, unknown ids and names refused, the widest kind
+ *    a tree's SG_TREE_MAX_DOF wide, a scene of rigid bodies alone 6 wide (sg_scene_max_dof);
  *  - a body's kind is kept by sg_scene_copy_body and sg_scene_remove_bodies, refused when unknown
  *    by sg_scene_validate;
  *  - the subsystem of paper 002 (8) at theta = 0: A symmetric (to 1e-15 of an angular diagonal
@@ -37,9 +38,15 @@ static int add_box(sg_scene *s) {
 static void test_registry(void) {
   CHECK(sg_body_kind_get(SG_BODY_RIGID6) == &sg_body_rigid6_ops);
   CHECK(sg_body_kind_find("rigid6") == SG_BODY_RIGID6);
-  CHECK(sg_body_kind_find("tree") == -1);
+  CHECK(sg_body_kind_get(SG_BODY_TREE) == &sg_body_tree_ops);
+  CHECK(sg_body_kind_find("tree") == SG_BODY_TREE);
+  CHECK(sg_body_kind_find("fem") == -1);
   CHECK(sg_body_kind_get(-1) == NULL && sg_body_kind_get(SG_BODY_KIND_COUNT) == NULL);
-  CHECK(sg_body_max_dof() == 6);
+  CHECK(sg_body_max_dof() == SG_TREE_MAX_DOF);
+  sg_scene s;
+  CHECK_OK(sg_scene_create(&s, 1, 1));
+  CHECK(sg_scene_max_dof(&s) == 6);
+  sg_scene_destroy(&s);
 }
 
 static void test_scene_keeps_kind(void) {
