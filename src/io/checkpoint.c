@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "io/io_internal.h"
 #include "signorini/io.h"
+#include "signorini/tree.h"
 
 #define SG_CKPT_FORMAT_VERSION 2
 #define SG_KIND_CKPT "signorini-checkpoint"
@@ -648,6 +649,7 @@ static sg_err restore(MPI_Comm comm, const sg_scene *s, const sg_scene *ck, cons
     }
   }
   if (err) return err;
+  sg_scene_trees_copy_state(t, ck); /* the trees' q and v at the checkpoint (tree.h) */
   t->state.step = info->step;
   t->state.time = info->time;
   t->next_gid = info->next_gid;

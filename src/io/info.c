@@ -4,6 +4,7 @@
 #include <string.h>
 #include "io/io_internal.h"
 #include "signorini/io.h"
+#include "signorini/tree.h"
 
 static void print_scene(FILE *out, const sg_scene *s) {
   int count[SG_SHAPE_COUNT] = {0}, fixed = 0, kinematic = 0;
@@ -22,6 +23,11 @@ static void print_scene(FILE *out, const sg_scene *s) {
   fprintf(out, "), %d fixed", fixed);
   if (kinematic) fprintf(out, " (%d of them kinematic, %d motions)", kinematic, s->n_motions);
   fprintf(out, "\n");
+  if (s->n_trees) { /* kinematic trees (tree.h): each one of the bodies above */
+    int links = 0, dof = 0;
+    for (int k = 0; k < s->n_trees; ++k) links += s->trees[k]->n_links, dof += s->trees[k]->nv;
+    fprintf(out, "  trees: %d (%d links, %d degrees of freedom)\n", s->n_trees, links, dof);
+  }
   fprintf(out, "  materials: %d\n", s->n_materials);
   fprintf(out, "  gravity: (%g, %g, %g)\n", s->gravity[0], s->gravity[1], s->gravity[2]);
   double L[3];

@@ -206,6 +206,12 @@ sg_err sg_motions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_sce
  * by index), written beside them. */
 sg_err sg_meshes_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_meshes_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
+/* tree_io.c: the optional /trees group (kinematic trees, tree.h), read whole after the bodies, which
+ * it makes tree bodies; on a block-read scene sg_trees_check_held then checks (collectively) that
+ * every tree's body is held by some rank. */
+sg_err sg_trees_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
+sg_err sg_trees_check_held(MPI_Comm comm, const sg_scene *s, const char *file);
+sg_err sg_trees_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
 /* The optional /regions group (region_io.c): read after the bodies, written beside them. */
 sg_err sg_regions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_regions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
@@ -231,7 +237,8 @@ void sg_surface_free(sg_surface *w);
  * kinematic walls, as one grid per frame: its triangles from /walls/moving_triangles, its vertices
  * from frame f of /frames/wall_position (traj_walls.c). */
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
-                     const long long *n_ids, long long n_frames, const sg_surface *walls, const sg_surface *moving);
+                     const long long *n_ids, long long n_frames, long long n_links, const sg_surface *walls,
+                     const sg_surface *moving);
 
 /* --- h5util.c: block reads ---------------------------------------------------------------------- */
 /* Collective checked read of one block of rows: the checks and messages of sg_h5_read_checked

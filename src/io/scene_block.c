@@ -182,6 +182,8 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   if (!err) err = finish_block_ids(comm, path, ids != NULL, next_attr, s);
   if (!err) err = sg_error_collective(comm, sg_motions_read(file, "", path, dxpl, s)); /* every fixed body is here */
   if (!err) err = sg_error_collective(comm, sg_regions_read(file, "", path, dxpl, s));
+  if (!err) err = sg_error_collective(comm, sg_trees_read(file, "", path, dxpl, s));
+  if (!err) err = sg_error_collective(comm, sg_trees_check_held(comm, s, path));
 
   for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
   free(ids);

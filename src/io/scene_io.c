@@ -104,6 +104,7 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   if (!err) err = sg_motions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_regions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_meshes_write(comm, loc, file, s, dxpl);
+  if (!err) err = sg_trees_write(comm, loc, file, s, dxpl);
   return err;
 }
 
@@ -309,6 +310,7 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
   /* the motions name bodies by id: after the sort */
   if (!err) err = sg_motions_read(loc, prefix, file, dxpl, s);
   if (!err) err = sg_regions_read(loc, prefix, file, dxpl, s);
+  if (!err) err = sg_trees_read(loc, prefix, file, dxpl, s);
 
   for (int f = 0; f < SG_F_COUNT; ++f) free(col[f]);
   free(friction);

@@ -32,4 +32,18 @@ sg_err sg_traj_walls_open(MPI_Comm comm, hid_t file, hid_t dxpl, const char *pat
 /* Frame f: the walls at the scene's poses now (collective, errors agreed). */
 sg_err sg_traj_walls_frame(sg_traj_walls *mw, const sg_scene *s, hsize_t f);
 void sg_traj_walls_close(sg_traj_walls *mw);
+/* The trees' links and coordinates at every frame (traj_trees.c): /frames/link_position,
+ * link_orientation, link_com and tree_q; d[0] < 0: the scene has no tree. */
+enum { SG_TRAJ_TREE_SETS = 4 };
+typedef struct {
+  MPI_Comm comm;
+  int rank;
+  long long n_links, nq;
+  hid_t dxpl, d[SG_TRAJ_TREE_SETS];
+  const char *path;
+  double *buf;
+} sg_traj_trees;
+sg_err sg_traj_trees_open(MPI_Comm comm, hid_t file, hid_t dxpl, const char *path, const sg_scene *s, sg_traj_trees *tt);
+sg_err sg_traj_trees_frame(sg_traj_trees *tt, const sg_scene *s, hsize_t f);
+void sg_traj_trees_close(sg_traj_trees *tt);
 #endif

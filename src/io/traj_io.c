@@ -97,6 +97,8 @@ struct sg_traj_writer {
   sg_surface walls; /* rank 0: the fixed walls at the start, for the .xmf */
   sg_traj_walls moving; /* the kinematic walls, drawn at every frame */
   int moving_open;
+  sg_traj_trees trees; /* the trees' links at every frame */
+  int trees_open;
   /* /frames/stress when asked for (sg_traj_add_stress): the rows of the next frame */
   hid_t d_stress;
   int n_stress;
@@ -109,6 +111,7 @@ static void close_handles(sg_traj_writer *w) {
   for (int k = 0; k < FR_COUNT; ++k) sg_h5_close(&w->d_frame[k]);
   sg_h5_close(&w->d_stress);
   if (w->moving_open) sg_h5_close(&w->moving.d_xyz);
+  if (w->trees_open) sg_traj_trees_close(&w->trees);
   sg_h5_close(&w->d_present);
   sg_h5_close(&w->d_nbodies);
   sg_h5_close(&w->d_nids);
@@ -278,6 +281,10 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
   if (!err) {
     err = sg_traj_walls_open(w->comm, w->file, w->dxpl, w->path, s, &w->moving);
     w->moving_open = 1; /* closed whatever the outcome: the open sets every field first */
+  }
+  if (!err) {
+    err = sg_traj_trees_open(w->comm, w->file, w->dxpl, w->path, s, &w->trees);
+    w->trees_open = 1;
   }
   if (err) {
     close_handles(w);
@@ -536,6 +543,7 @@ static sg_err write_frame_data(sg_traj_writer *w, const sg_scene *s, int mine, c
   for (int k = 0; k < FR_COUNT && !err; ++k) err = write_frame_field(w, k, f, mine, gid, data[k]);
   if (!err && w->d_stress >= 0) err = write_stress(w, f);
   if (!err) err = sg_traj_walls_frame(&w->moving, s, f);
+  if (!err) err = sg_traj_trees_frame(&w->trees, s, f);
   if (!err) err = write_present(w, f, ext);
   if (!err) err = append_value(w, w->d_nbodies, "/frames/n_bodies", f, H5T_NATIVE_LLONG, &count);
   if (!err) err = append_value(w, w->d_nids, "/frames/n_ids", f, H5T_NATIVE_LLONG, &ext);
@@ -652,7 +660,7 @@ static sg_err write_xmf(sg_traj_writer *w) {
     const char *slash = strrchr(w->path, '/');
     if (!xmf) xerr = sg_error_set(SG_ERR_MEM, "out of memory naming the .xmf of %s", w->path);
     else
-      xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, &w->walls,
+      xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, w->trees.n_links, &w->walls,
                            w->moving.d_xyz >= 0 ? &w->moving.surface : NULL);
     free(xmf);
   }

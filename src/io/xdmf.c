@@ -134,8 +134,26 @@ static void put_moving_walls(text *t, const char *h5, long long f, double time, 
   put(t, "        </Geometry>\n      </Grid>\n");
 }
 
+/* The trees' links at frame f: their centres of mass as points, with the links' orientations. */
+static void put_links(text *t, const char *h5, long long f, double time, long long T, long long L) {
+  char n3[48], n4[48];
+  snprintf(n3, sizeof n3, "%lld 3", L);
+  snprintf(n4, sizeof n4, "%lld 4", L);
+  long long full3[3] = {T, L, 3}, full4[3] = {T, L, 4}, at[3] = {f, 0, 0}, c3[3] = {1, L, 3}, c4[3] = {1, L, 4};
+  put(t, "      <Grid Name=\"links %lld\" GridType=\"Uniform\">\n", f);
+  put(t, "        <Time Value=\"%.17g\"/>\n", time);
+  put(t, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\"/>\n", L);
+  put(t, "        <Geometry GeometryType=\"XYZ\">\n");
+  put_slab(t, h5, "/frames/link_com", "Float", 8, 3, full3, at, c3, n3);
+  put(t, "        </Geometry>\n");
+  put_attr(t, h5, "link_origin", "Vector", "/frames/link_position", "Float", 8, 3, full3, at, c3, n3);
+  put_attr(t, h5, "orientation", "Matrix", "/frames/link_orientation", "Float", 8, 3, full4, at, c4, n4);
+  put(t, "      </Grid>\n");
+}
+
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
-                     const long long *n_ids, long long n_frames, const sg_surface *walls, const sg_surface *moving) {
+                     const long long *n_ids, long long n_frames, long long n_links, const sg_surface *walls,
+                     const sg_surface *moving) {
   text t = {0};
   put(&t, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
   put(&t, "    <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
@@ -145,6 +163,11 @@ sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows
   if (moving && moving->n_triangles > 0) {
     put(&t, "    <Grid Name=\"moving walls\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     for (long long f = 0; f < n_frames; ++f) put_moving_walls(&t, h5_name, f, times[f], n_frames, moving);
+    put(&t, "    </Grid>\n");
+  }
+  if (n_links > 0) {
+    put(&t, "    <Grid Name=\"links\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (long long f = 0; f < n_frames; ++f) put_links(&t, h5_name, f, times[f], n_frames, n_links);
     put(&t, "    </Grid>\n");
   }
   put(&t, "  </Domain>\n</Xdmf>\n");
