@@ -15,6 +15,7 @@ static const sg_scenario g_scenarios[] = {
   {"drum", "a rotating drum, partly filled with spheres", sg_generate_drum},
   {"collapse", "a column of spheres released on a plane by lifting its tube", sg_generate_collapse},
   {"chute", "spheres flowing down a rough incline, periodic along and across the flow", sg_generate_chute},
+  {"chain", "an n-link pendulum hanging from a fixed point (a kinematic tree)", sg_generate_chain},
 };
 
 const sg_scenario *sg_scenario_find(const char *name) {

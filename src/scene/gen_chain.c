@@ -1,0 +1,78 @@
+/* Chain: an n-link pendulum hanging from a fixed pivot, a kinematic tree (tree.h) of n links joined
+ * by revolute joints about the world y axis (or spherical joints), each link a massless rod of
+ * -length with a bob (a small solid sphere) at its end. The chain starts straight, tilted by -theta0
+ * from the vertical in the x-z plane, at rest. */
+#include <math.h>
+#include <string.h>
+#include "signorini/generate.h"
+#include "signorini/la.h"
+#include "signorini/options.h"
+#include "signorini/tree.h"
+
+/* Link k: its joint at the end of link k-1 (at the pivot for k = 0), its bob at -length along its
+ * own z; the first joint turned by theta0. */
+static void chain_link(sg_link *L, int k, const sg_chain *c) {
+  const double pivot[3] = {c->pivot[0], c->pivot[1], c->pivot[2]}, down[3] = {0, 0, -c->length};
+  L->parent = k - 1;
+  L->type = c->spherical ? SG_JOINT_SPHERICAL : SG_JOINT_REVOLUTE;
+  v3_copy(L->pos, k == 0 ? pivot : down);
+  L->quat[0] = 1;
+  v3_set(L->axis, 0, 1, 0);
+  L->mass = c->mass;
+  v3_copy(L->com, down);
+  const double I = 0.4 * c->mass * c->radius * c->radius; /* a solid sphere's */
+  v3_set(L->inertia, I, I, I);
+  if (c->spherical) return;
+  L->limit[0] = c->limit[0];
+  L->limit[1] = c->limit[1];
+  memcpy(L->pd, c->pd, sizeof L->pd);
+}
+
+sg_err sg_chain_add(sg_scene *s, const sg_chain *c, int *index) {
+  const double size[3] = {c->radius, 0, 0};
+  int i;
+  sg_tree *t = NULL;
+  SG_CHECK(sg_scene_add_body(s, SG_SHAPE_SPHERE, size, 0, 0, 1.0, c->pivot, NULL, NULL, &i));
+  SG_CHECK(sg_tree_create(c->n, s->gid[i], &t));
+  for (int k = 0; k < c->n; ++k) chain_link(&t->link[k], k, c);
+  sg_err err = sg_tree_finish(t, "generate chain");
+  if (!err && c->spherical) { /* the first joint's quaternion: a turn by theta0 about y */
+    double axis[3] = {0, 1, 0};
+    quat_from_axis_angle(t->q, axis, c->theta0);
+  } else if (!err) {
+    t->q[0] = c->theta0;
+  }
+  if (!err) err = sg_scene_add_tree(s, t);
+  sg_tree_release(&t);
+  if (!err) err = sg_scene_attach_trees(s, "generate chain");
+  if (index) *index = i;
+  return err;
+}
+
+sg_err sg_generate_chain(sg_scene *s) {
+  long n;
+  double theta0;
+  char joint[32];
+  sg_chain c;
+  memset(&c, 0, sizeof c);
+  SG_CHECK(sg_opt_int("-n", 2, 1, SG_TREE_MAX_LINKS, "links", &n));
+  SG_CHECK(sg_opt_real("-length", 1.0, 1e-6, 1e6, "length of each link, joint to bob (m)", &c.length));
+  SG_CHECK(sg_opt_real("-mass", 1.0, 1e-9, 1e12, "mass of each bob (kg)", &c.mass));
+  SG_CHECK(sg_opt_real("-radius", 0.02 * c.length, 1e-9, 1e6, "radius of each bob, a solid sphere (m)", &c.radius));
+  SG_CHECK(sg_opt_real("-theta0", 30.0, -180.0, 180.0, "initial angle of the straight chain from the vertical (degrees)", &theta0));
+  SG_CHECK(sg_opt_real("-height", (double)n * c.length * 1.1, -1e6, 1e6, "height of the pivot (m)", &c.pivot[2]));
+  SG_CHECK(sg_opt_choice("-joint", "revolute", "revolute|spherical", "joints: revolute about y, or spherical", joint,
+                         sizeof joint));
+  SG_CHECK(sg_opt_real("-limit_lower", -INFINITY, -INFINITY, 180.0, "lower limit of every revolute joint (degrees; absent: none)", &c.limit[0]));
+  SG_CHECK(sg_opt_real("-limit_upper", INFINITY, -180.0, INFINITY, "upper limit of every revolute joint (degrees; absent: none)", &c.limit[1]));
+  SG_CHECK(sg_opt_real("-kp", 0.0, 0.0, 1e12, "PD stiffness of every revolute joint (N m/rad; 0 and -kd 0: no control)", &c.pd[0]));
+  SG_CHECK(sg_opt_real("-kd", 0.0, 0.0, 1e12, "PD damping of every revolute joint (N m s/rad; > 0 with -kp)", &c.pd[1]));
+  SG_CHECK(sg_opt_real("-target", 0.0, -180.0, 180.0, "PD target angle of every revolute joint (degrees)", &c.pd[2]));
+  for (int k = 0; k < 2; ++k) c.limit[k] *= M_PI / 180.0;
+  c.pd[2] *= M_PI / 180.0;
+  c.n = (int)n;
+  c.theta0 = theta0 * M_PI / 180.0;
+  c.spherical = !strcmp(joint, "spherical");
+  s->friction[0] = 0.5;
+  return sg_chain_add(s, &c, NULL);
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Kinematic trees (docs/FORMATS.md, "Trees") among rigid bodies: a scene written with h5py holds a
+# ground plane, 48 spheres falling onto it and 6 trees (revolute and spherical pendulums, a
+# prismatic joint, a free-floating base with a revolute child, a branching tree with a fixed joint;
+# joint limits and PD control on some revolute joints), each a row of /bodies. Its run is the same bits on 1, 2, 3 and 4 ranks (the trees spread over the
+# ranks, their state brought from their owners each step), and a restart on 3 ranks from a
+# checkpoint written on 2 continues it bit for bit. Then scenes with a bad tree are refused with one
+# line each: a parent that is not an earlier link (a missing parent, a cycle), an unknown joint
+# type, an axis that is not a unit vector, a tree naming a fixed body or no body, a non-finite mass,
+# a limit with lower > upper, a non-finite gain, limits on a spherical joint.
+# Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
+set -u
+bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
+rm -rf "$dir"; mkdir -p "$dir"; cd "$dir" || exit 1
+fail=0
+/usr/bin/python3 - <<'PY' || exit 1
+import h5py, numpy as np
+
+def chain_links(types, pivot, length=0.3, parents=None):
+    rows = []
+    for k, t in enumerate(types):
+        rows.append(dict(parent=(k - 1) if parents is None else parents[k], joint=t,
+                         pos=pivot if k == 0 else [0.0, 0.0, -length], quat=[1.0, 0, 0, 0],
+                         axis=[0.0, 1.0, 0.0] if t != 2 else [0.0, 0.0, 1.0], mass=0.5 + 0.1 * k,
+                         com=[0.0, 0.0, -length], inertia=[2e-3, 2e-3, 1e-3, 0, 0, 0]))
+    return rows
+
+def write(path, mutate=None):
+    rng = np.random.default_rng(3)
+    shape, size, pos, vel, fixed = [3], [[0, 0, 0]], [[0, 0, 0]], [[0.0] * 6], [1]
+    for i in range(48):  # a jittered lattice of spheres above the plane, among the trees
+        x, y, z = (i % 4) * 0.25 - 0.4, (i // 4 % 4) * 0.25 - 0.4, 0.1 + (i // 16) * 0.12
+        shape.append(0); size.append([0.05, 0, 0]); fixed.append(0); vel.append([0.0] * 6)
+        pos.append([x + rng.uniform(-0.02, 0.02), y + rng.uniform(-0.02, 0.02), z])
+    trees = [chain_links([1, 1], [1.5, 0.0, 2.0]), chain_links([3, 3], [-1.5, 0.0, 2.0]),
+             chain_links([2, 1], [0.0, 1.5, 2.0]), chain_links([4, 1], [0.0, -1.5, 3.0]),
+             chain_links([1, 0, 1, 1], [2.5, 2.5, 2.0], parents=[-1, 0, 1, 0]), chain_links([1], [-2.5, -2.5, 2.0])]
+    body = []
+    for t in trees:  # each tree's row: a moving sphere whose size sets its length scale
+        body.append(len(shape)); shape.append(0); size.append([0.05, 0, 0]); fixed.append(0)
+        pos.append(t[0]['pos']); vel.append([0.0] * 6)
+    links = [l for t in trees for l in t]
+    nq = {0: 0, 1: 1, 2: 1, 3: 4, 4: 7}
+    q = []
+    for t in trees:
+        for k, l in enumerate(t):
+            a = 0.6 if k == 0 else 0.3
+            q += {0: [], 1: [a], 2: [0.1], 3: [np.cos(a / 2), 0, np.sin(a / 2), 0], 4: [0, 0, 0, 1, 0, 0, 0]}[l['joint']]
+    v = []
+    for t in trees:
+        for l in t:
+            v += {0: [], 1: [0.5], 2: [0.0], 3: [0.0, 0.3, 0.2], 4: [0.2, 0.0, 0.5, 0.0, 0.0, 1.0]}[l['joint']]
+    cols = dict(body=np.array(body, np.int64), link_count=np.array([len(t) for t in trees], np.int32),
+                parent=np.array([l['parent'] for l in links], np.int32), joint=np.array([l['joint'] for l in links], np.int32),
+                joint_position=np.array([l['pos'] for l in links]), joint_orientation=np.array([l['quat'] for l in links]),
+                axis=np.array([l['axis'] for l in links]), mass=np.array([l['mass'] for l in links]),
+                com=np.array([l['com'] for l in links]), inertia=np.array([l['inertia'] for l in links]),
+                q=np.array(q, float), v=np.array(v, float))
+    limit = np.tile([-np.inf, np.inf], (len(links), 1)); pd = np.zeros((len(links), 3))
+    limit[0] = [-0.3, 0.3]; limit[5] = [-0.2, 0.4]; pd[1] = [40.0, 4.0, 0.5]; pd[10] = [20.0, 2.0, -0.3]
+    cols['limit'], cols['pd'] = limit, pd
+    if mutate: mutate(cols, fixed)
+    n = len(shape)
+    with h5py.File(path, 'w') as f:
+        f.attrs['format_version'] = 1
+        f['bodies/shape'] = np.array(shape, np.int32)
+        f['bodies/size'] = np.array(size, float)
+        f['bodies/material'] = np.zeros(n, np.int32)
+        f['bodies/fixed'] = np.array(fixed, np.uint8)
+        f['bodies/density'] = np.full(n, 1000.0)
+        f['bodies/position'] = np.array(pos, float)
+        f['bodies/orientation'] = np.tile([1.0, 0, 0, 0], (n, 1))
+        f['bodies/velocity'] = np.array(vel, float)
+        f['materials/friction'] = np.array([[0.4]])
+        f['world/gravity'] = np.array([0, 0, -9.81])
+        for k, x in cols.items(): f['trees/' + k] = x
+
+write('trees.h5')
+def setp(name, row, value):
+    def m(c, fixed): c[name][row] = value
+    return m
+bad = {'missing_parent': setp('parent', 1, 7), 'cycle': setp('parent', 0, 1), 'joint_type': setp('joint', 2, 9),
+       'axis': setp('axis', 0, [0.0, 2.0, 0.0]), 'mass': setp('mass', 3, float('nan')),
+       'no_body': setp('body', 2, 999), 'limit_order': setp('limit', 1, [0.5, -0.5]),
+       'gain': setp('pd', 1, [float('inf'), 1.0, 0.0]), 'limit_spherical': setp('limit', 2, [-1.0, 1.0]), 'fixed_body': lambda c, fixed: fixed.__setitem__(int(c['body'][0]), 1)}
+for name, m in bad.items(): write('bad_%s.h5' % name, m)
+PY
+for n in 1 2 3 4; do
+  $mpiexec -n $n "$bin" run trees.h5 -o "trees_$n.h5" -t_final 0.5 -progress_interval 0 > "run_$n.log" 2>&1 \
+    || { echo "FAIL run on $n ranks"; cat "run_$n.log"; fail=1; }
+done
+$mpiexec -n 2 "$bin" run trees.h5 -o half.h5 -t_final 0.25 -checkpoint_every 60 -progress_interval 0 > half.log 2>&1 \
+  || { echo "FAIL run to the checkpoint"; cat half.log; fail=1; }
+$mpiexec -n 3 "$bin" run trees.h5 -restart half.ckpt.h5 -o rest.h5 -t_final 0.5 -progress_interval 0 > rest.log 2>&1 \
+  || { echo "FAIL restart on 3 ranks"; cat rest.log; fail=1; }
+/usr/bin/python3 - <<'PY' || fail=1
+import h5py, numpy as np, sys
+names = ['frames/position', 'frames/velocity', 'frames/tree_q', 'frames/link_com', 'frames/link_orientation']
+a = h5py.File('trees_1.h5', 'r')
+ok = True
+for n in (2, 3, 4):
+    b = h5py.File('trees_%d.h5' % n, 'r')
+    bad = [k for k in names if a[k][()].tobytes() != b[k][()].tobytes()]
+    print(('FAIL ' if bad else 'ok   ') + '%d ranks vs 1: ' % n + ('differs in ' + ', '.join(bad) if bad else 'bitwise identical'))
+    ok &= not bad
+r = h5py.File('rest.h5', 'r')
+same = all(a[k][-1].tobytes() == r[k][-1].tobytes() for k in names)
+print(('ok   ' if same else 'FAIL ') + 'restart on 3 ranks from a checkpoint on 2: last frame ' + ('bitwise identical' if same else 'differs'))
+ok &= same
+q = a['frames/tree_q'][()]
+moved = np.abs(q[-1] - q[0]).max()
+print(('ok   ' if moved > 0.1 else 'FAIL ') + 'the trees move (max |q(end) - q(0)| = %.3g)' % moved)
+sys.exit(0 if ok and moved > 0.1 else 1)
+PY
+for f in bad_*.h5; do
+  "$bin" run "$f" -o out_bad.h5 -t_final 0.01 > bad.out 2> bad.err
+  rc=$?
+  lines=$(grep -c '^signorini: error:' bad.err)
+  if [ $rc -ne 0 ] && [ "$lines" -eq 1 ] && [ "$(wc -l < bad.err)" -eq 1 ]; then echo "ok   $f refused: $(cat bad.err)"
+  else echo "FAIL $f: exit $rc, stderr:"; cat bad.err; fail=1; fi
+done
+exit $fail
