@@ -135,6 +135,16 @@ def edit(case, src, dst):
             heap = struct.unpack("<Q", data[at + 8:at + 16])[0]
             data[heap + 5] = 1
             data[heap + 8:heap + 16] = struct.pack("<Q", 0x1000000000100)
+        elif case == "root_cont_length":
+            # the length of the root group header's continuation block 2^55 (tests/fuzz: fuzz_checkpoint):
+            # H5Fopen allocates it when it loads the root group
+            addr = header_addr(src, None)
+            p, end = addr + 16, addr + 16 + struct.unpack("<I", data[addr + 8:addr + 12])[0]
+            while p + 8 <= end and struct.unpack("<H", data[p:p + 2])[0] != 0x10:
+                p += 8 + struct.unpack("<H", data[p + 2:p + 4])[0]
+            if p + 8 > end:
+                raise SystemExit("the root group's header has no continuation")
+            data[p + 16:p + 24] = struct.pack("<Q", 1 << 55)
         elif case == "name_heap_size":  # the first group name heap's data size 16 GB (tests/fuzz)
             at = data.find(b"HEAP\0\0\0\0")
             data[at + 8:at + 16] = struct.pack("<Q", 0x4000000B0)

@@ -46,8 +46,14 @@ expect name_heap_size run.ckpt.h5 "a group's name heap lies outside the file" ru
 
 section "the root group's name heap: reserved bytes set, a data size of 256 TB"
 expect root_heap_reserved scene.h5 "corrupted HDF5 object header (a group's name heap lies outside the file)" info scene.h5
-expect root_heap_reserved run.ckpt.h5 "a group's name heap lies outside the file" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
-expect root_heap_reserved scene.h5 "a group's name heap lies outside the file" fclib scene.h5 -solver pgs
+expect root_heap_reserved run.ckpt.h5 "corrupted HDF5 object header (a group's name heap lies outside the file)" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+expect root_heap_reserved scene.h5 "corrupted HDF5 object header (a group's name heap lies outside the file)" fclib scene.h5 -solver pgs
+
+section "the root group header's continuation block claims 2^55 bytes"
+msg="corrupted HDF5 object header (a block of over 1 MiB) (on the root group)"
+expect root_cont_length scene.h5 "$msg" info scene.h5
+expect root_cont_length run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+expect root_cont_length scene.h5 "$msg" fclib scene.h5 -solver pgs
 
 section "a group whose symbol table points at no B-tree (the root group)"
 expect root_btree_addr scene.h5 "corrupted HDF5 object header (a group's B-tree address points at no B-tree)" info scene.h5
