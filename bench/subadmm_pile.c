@@ -71,13 +71,16 @@ static void problem_bytes(const sg_problem *p, double *used, double *alloc) {
   int ns = p->n_sub, nc = p->n_con;
   int nv = ns ? sg_problem_n_v(p) : 0, na = ns ? p->sub_aoff[ns] : 0;
   int nr = nc ? sg_problem_n_rows(p) : 0, npair = nc ? p->con_pair[nc] : 0;
-  int nj = npair ? p->pair_joff[npair - 1] + sg_con_rows(p->kind[nc - 1]) * p->sub_dof[p->pair_sub[npair - 1]] : 0;
+  int n_compact = 0; /* compact pairs and their contacts' frames */
+  for (int q = 0; q < npair; ++q) n_compact += sg_problem_pair_is_compact(p, q);
   *used = (double)(ns + 1) * (3 * sizeof(int) + sizeof(int64_t)) + (double)na * sizeof(double) +
           (double)nv * sizeof(double) + (double)(nc + 1) * (3 * sizeof(int) + 3 * sizeof(double)) +
-          (double)nr * sizeof(double) + (double)npair * 2 * sizeof(int) + (double)nj * sizeof(double);
+          (double)nr * sizeof(double) + (double)npair * 2 * sizeof(int) + (double)p->n_j * sizeof(double) +
+          (double)n_compact * 4 * sizeof(double) + (n_compact ? (double)nc * 9 * sizeof(double) : 0.0);
   *alloc = (double)p->cap_sub * (3 * sizeof(int) + sizeof(int64_t)) + (double)p->cap_a * sizeof(double) +
            (double)p->cap_v * sizeof(double) + (double)p->cap_con * (3 * sizeof(int) + 3 * sizeof(double)) +
-           (double)p->cap_row * sizeof(double) + (double)p->cap_pair * 2 * sizeof(int) + (double)p->cap_j * sizeof(double);
+           (double)p->cap_row * sizeof(double) + (double)p->cap_pair * 2 * sizeof(int) + (double)p->cap_j * sizeof(double) +
+           (double)(p->cap_frame + p->cap_lever) * sizeof(double);
 }
 
 typedef struct {

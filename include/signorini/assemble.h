@@ -18,9 +18,13 @@ double sg_contact_error(double gap, double dt, double erp);
 void sg_rigid_scales(MPI_Comm comm, const sg_scene *s, double *least_mass, double *least_size);
 sg_units sg_units_from_scales(double least_mass, double least_size, double dt);
 sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt);
+/* The lever arm r = point - centre of mass of rigid-6 body i, in units of length: what its point
+ * Jacobian (src/body/rigid6.c) and a compact contact (problem.h) are made of. */
+void sg_rigid_lever(const sg_scene *s, int i, const double point[3], const sg_units *u, double r[3]);
 /* One subsystem per moving body (sub_of_body[i] = its index, -1 for fixed bodies; A_j, b_j and
  * the Jacobian blocks from the body's kind), one contact constraint per contact, in the order of
- * c; every number in units u (p->units = *u, p->dt = dt). */
+ * c, compact (problem.h) between rigid-6 bodies unless prm->dense_jacobians; every number in units
+ * u (p->units = *u, p->dt = dt). */
 sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_params *prm, const sg_units *u,
                          sg_problem *p, int *sub_of_body);
 #endif

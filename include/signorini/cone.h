@@ -8,9 +8,9 @@
 static inline void sg_cone_project_strict(double mu, const double *lstar, double *out) {
   double ln = lstar[0] > 0 ? lstar[0] : 0.0;
   double t1 = lstar[1], t2 = lstar[2];
-  double r = mu * ln, nt = sqrt(t1 * t1 + t2 * t2);
-  if (nt > r) {
-    double s = nt > 0 ? r / nt : 0.0;
+  double r = mu * ln, nt2 = t1 * t1 + t2 * t2;
+  if (nt2 > r * r) { /* squares compared: a sticking contact takes no square root or division */
+    double nt = sqrt(nt2), s = nt > 0 ? r / nt : 0.0;
     t1 *= s;
     t2 *= s;
   }

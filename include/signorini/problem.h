@@ -45,8 +45,14 @@ typedef struct {
   double *damp;     /* [n_con] b_i (soft) */
   int *con_pair;    /* [n_con + 1] offsets into the pair arrays */
   int *pair_sub;    /* subsystem index of each (constraint, subsystem) pair */
-  int *pair_joff;   /* offset of J_ij (rows x dof, row-major) into J */
+  int *pair_joff;   /* offset of J_ij (rows x dof, row-major) into J; -1: a compact pair (below) */
   double *J;
+  int n_j;          /* entries of J in use */
+  /* Compact rigid contacts: a contact whose moving bodies are rigid-6 keeps its frame and, per pair,
+   * the lever arm and sign in place of dense 3x6 blocks (15 numbers for two bodies instead of 36):
+   * row k of J_ij is sign [t_k^T, (r x t_k)^T] (paper 002 (44)), t_k the k-th row of the frame. */
+  double *frame;    /* [n_con][9]: rows n, t1, t2 (compact contacts only) */
+  double *lever;    /* [pairs][4]: r in units of length, then the sign (compact pairs only) */
   /* distribution: rank owning each subsystem (NULL: all on this rank). A constraint is worked on
    * by every rank that owns one of its subsystems. */
   int *sub_owner;
@@ -56,7 +62,7 @@ typedef struct {
   sg_units units;
   double dt;
   /* capacities */
-  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j, cap_owner;
+  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j, cap_owner, cap_frame, cap_lever;
 } sg_problem;
 
 void sg_problem_reset(sg_problem *p);          /* empty, keeps memory */
@@ -72,6 +78,21 @@ sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const d
 sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, double mu, double stiff,
                                  double damp, int n_pairs, const int *subs, const double *const *Js,
                                  int *index);
+
+/* Append a contact (3 rows) touching n_pairs (1 or 2) rigid-6 subsystems subs[k], in compact form: frame
+ * (rows n, t1, t2), lever arms r[3k..3k+3) (units of length) and signs[k] (+1 or -1). */
+sg_err sg_problem_add_rigid_contact(sg_problem *p, const double *e, double mu, const double *frame, int n_pairs,
+                                    const int *subs, const double *levers, const double *signs, int *index);
+
+/* Largest Jacobian block of a compact pair (3 x 6). */
+#define SG_COMPACT_BLOCK 18
+static inline int sg_problem_pair_is_compact(const sg_problem *p, int q) { return p->pair_joff[q] < 0; }
+/* J_ij of pair q of constraint i (rows x dof, row-major): a pointer into J, or the compact pair's
+ * block expanded into buf (SG_COMPACT_BLOCK entries), bit for bit what a dense block of the same
+ * contact holds. */
+const double *sg_problem_pair_block(const sg_problem *p, int i, int q, double *buf);
+/* The dense block of a compact pair from its frame, lever arm and sign (out: 3 x 6). */
+void sg_compact_block(const double *frame, const double *lever, double *out);
 
 /* Set the owner rank of every subsystem (owner[j], j < n_sub). */
 sg_err sg_problem_set_owners(sg_problem *p, const int *owner);

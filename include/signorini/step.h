@@ -21,6 +21,7 @@ typedef struct {
   long repartition_every;       /* -repartition_every: steps between repartitions (0: never) */
   double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
   int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
+  int dense_jacobians; /* -assemble_dense: dense 3x6 blocks for rigid contacts instead of the compact form */
   /* the model's scales (sg_rigid_scales): they give the problem's units and the default margin.
    * Taken from the scene file (sg_step_params_scales) they stay the same when a restart's bodies
    * differ from the file's (inflow, outflow); 0: taken from the scene by sg_stepper_create. */

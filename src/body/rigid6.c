@@ -1,6 +1,7 @@
 /* The rigid-6 body kind: a free rigid body of one shape, whose 6 unknowns are its linear then
  * angular velocity (world frame, at the centre of mass), paper 002 (29)-(31) with J_{b,j} = I. */
 #include <string.h>
+#include "signorini/assemble.h"
 #include "signorini/body_kind.h"
 #include "signorini/integrate.h"
 #include "signorini/la.h"
@@ -97,14 +98,18 @@ static void subsystem(const sg_scene *s, int i, const sg_units *u, double dt, do
   }
 }
 
+void sg_rigid_lever(const sg_scene *s, int i, const double point[3], const sg_units *u, double r[3]) {
+  v3_sub(r, point, s->state.pos + 3 * i);
+  v3_scale(r, r, 1.0 / u->length);
+}
+
 /* Row k of J_{i,b} = [t_k^T, (r x t_k)^T] (paper 002 (44)): the velocity of the material point
  * along t_k, with r = point - centre of mass in units of length. */
 static void point_jacobian(const sg_scene *s, int i, int link, const double point[3], const double *dirs, int rows,
                            const sg_units *u, double sign, double *J) {
   (void)link;
   double r[3];
-  v3_sub(r, point, s->state.pos + 3 * i);
-  v3_scale(r, r, 1.0 / u->length);
+  sg_rigid_lever(s, i, point, u, r);
   for (int k = 0; k < rows; ++k) {
     const double *t = dirs + 3 * k;
     double rxt[3];

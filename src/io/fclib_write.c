@@ -100,7 +100,8 @@ static sg_err write_H(hid_t g, const char *file, const sg_problem *p) {
       int col = p->con_row[i] + rr;
       for (int a = 0; a < np; ++a) {
         int q = ord[a], j = p->pair_sub[q], d = p->sub_dof[j];
-        const double *J = p->J + p->pair_joff[q];
+        double buf[SG_COMPACT_BLOCK];
+        const double *J = sg_problem_pair_block(p, i, q, buf);
         for (int k = 0; k < d; ++k) { ri[at] = p->sub_off[j] + k; x[at] = J[rr * d + k]; ++at; }
       }
       cp[col + 1] = at;

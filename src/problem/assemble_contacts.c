@@ -105,15 +105,23 @@ static double normal_error(const sg_scene *s, const sg_contact *ct, const double
   return e;
 }
 
+/* The contact's error e / V (3 rows) at its points x[2]. A fixed body's velocity (v, w) does not
+ * move it: it is the velocity of its surface (a belt, a turntable), which enters e, whose rows then
+ * hold the velocity of A relative to B along (n, t1, t2) that J leaves out. */
+static void contact_error(const sg_scene *s, const sg_contact *ct, const double *frame, double x[2][3],
+                          const sg_step_params *prm, const sg_units *u, double *e) {
+  double drag[3] = {0, 0, 0}, us[3];
+  e[0] = normal_error(s, ct, frame, prm);
+  e[1] = e[2] = 0;
+  if (s->fixed[ct->a]) { rigid_point_velocity(us, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, x[0]); v3_add(drag, drag, us); }
+  if (s->fixed[ct->b]) { rigid_point_velocity(us, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, x[1]); v3_sub(drag, drag, us); }
+  for (int k = 0; k < 3; ++k) e[k] = (e[k] + v3_dot(frame + 3 * k, drag)) / sg_units_velocity(u);
+}
+
 /* Contact k in units u: each moving body's block J_ij from its kind (rows n, t1, t2; paper 002
- * (29)-(31), (44)), body B's with the opposite sign, and the error e / V. A fixed body's velocity
- * (v, w) does not move it: it is the velocity of its surface (a belt, a turntable), which enters e,
- * whose rows then hold the velocity of A relative to B along (n, t1, t2) that J leaves out. */
-static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
-                          sg_problem *p, const int *sub_of_body, const scratch *w) {
-  double frame[9];
-  v3_copy(frame, ct->cp.normal);
-  sg_contact_frame(frame, frame + 3, frame + 6);
+ * (29)-(31), (44)), body B's with the opposite sign, and the error e / V. */
+static sg_err add_dense_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
+                                sg_problem *p, const int *sub_of_body, const scratch *w, const double *frame) {
   const int body[2] = {ct->a, ct->b};
   const double sign[2] = {1.0, -1.0};
   int subs[2], np = 0;
@@ -129,11 +137,43 @@ static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step
     Js[np] = w->J[np];
     np++;
   }
-  double e[3] = {normal_error(s, ct, frame, prm), 0, 0}, drag[3] = {0, 0, 0}, us[3];
-  if (s->fixed[ct->a]) { rigid_point_velocity(us, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, x[0]); v3_add(drag, drag, us); }
-  if (s->fixed[ct->b]) { rigid_point_velocity(us, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, x[1]); v3_sub(drag, drag, us); }
-  for (int k = 0; k < 3; ++k) e[k] = (e[k] + v3_dot(frame + 3 * k, drag)) / sg_units_velocity(u);
+  double e[3];
+  contact_error(s, ct, frame, x, prm, u, e);
   return sg_problem_add_constraint(p, SG_CON_CONTACT, e, sg_scene_friction(s, ct->a, ct->b), 0, 0, np, subs, Js, NULL);
+}
+
+/* The same contact between rigid-6 bodies in compact form (problem.h): the frame, and per moving
+ * body its lever arm and sign, from which J_ij is sign [t_k^T, (r x t_k)^T] (paper 002 (44)). */
+static sg_err add_rigid_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
+                                sg_problem *p, const int *sub_of_body, const double *frame) {
+  const int body[2] = {ct->a, ct->b};
+  int subs[2], np = 0;
+  double x[2][3], levers[6], signs[2];
+  sg_contact_point_of(ct, 0, x[0]);
+  sg_contact_point_of(ct, 1, x[1]);
+  for (int side = 0; side < 2; ++side) {
+    const int i = body[side];
+    if (s->fixed[i]) continue;
+    sg_rigid_lever(s, i, x[side], u, levers + 3 * np);
+    signs[np] = side ? -1.0 : 1.0;
+    subs[np++] = sub_of_body[i];
+  }
+  double e[3];
+  contact_error(s, ct, frame, x, prm, u, e);
+  return sg_problem_add_rigid_contact(p, e, sg_scene_friction(s, ct->a, ct->b), frame, np, subs, levers, signs, NULL);
+}
+
+/* Contact k: compact when its moving bodies are all rigid-6, unless dense blocks are asked for. */
+static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
+                          sg_problem *p, const int *sub_of_body, const scratch *w, int dense) {
+  double frame[9];
+  v3_copy(frame, ct->cp.normal);
+  sg_contact_frame(frame, frame + 3, frame + 6);
+  int rigid = !dense;
+  if (!s->fixed[ct->a]) rigid &= s->kind[ct->a] == SG_BODY_RIGID6;
+  if (!s->fixed[ct->b]) rigid &= s->kind[ct->b] == SG_BODY_RIGID6;
+  if (rigid) return add_rigid_contact(s, ct, prm, u, p, sub_of_body, frame);
+  return add_dense_contact(s, ct, prm, u, p, sub_of_body, w, frame);
 }
 
 sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_params *prm, const sg_units *u,
@@ -148,7 +188,7 @@ sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_
     sub_of_body[i] = -1;
     if (!err && !s->fixed[i]) err = add_body(s, i, prm, u, p, &w, &sub_of_body[i]);
   }
-  for (int k = 0; k < c->n && !err; ++k) err = add_contact(s, &c->c[k], prm, u, p, sub_of_body, &w);
+  for (int k = 0; k < c->n && !err; ++k) err = add_contact(s, &c->c[k], prm, u, p, sub_of_body, &w, prm->dense_jacobians);
   free(w.mem);
   return err;
 }

@@ -27,10 +27,10 @@ sg_err sg_metric_velocity(const sg_problem *p, const double *lambda, double *v) 
 
 double sg_metric_constraint_sq(const sg_problem *p, int i, const double *lambda, const double *v) {
   int rows = sg_con_rows(p->kind[i]);
-  double ji[3] = {0, 0, 0};
+  double ji[3] = {0, 0, 0}, buf[SG_COMPACT_BLOCK];
   for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
     int j = p->pair_sub[q], d = p->sub_dof[j];
-    const double *Jq = p->J + p->pair_joff[q], *vj = v + p->sub_off[j];
+    const double *Jq = sg_problem_pair_block(p, i, q, buf), *vj = v + p->sub_off[j];
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < d; ++c) ji[r] += Jq[r * d + c] * vj[c];
   }

@@ -77,7 +77,8 @@ static void flatten(const flat_input *in, double *buf) {
       int j = p->pair_sub[q], d = p->sub_dof[j];
       buf[at++] = (double)p->sub_gid[j];
       buf[at++] = d;
-      memcpy(buf + at, p->J + p->pair_joff[q], (size_t)rows * d * sizeof(double)); at += rows * d;
+      double block[SG_COMPACT_BLOCK];
+      memcpy(buf + at, sg_problem_pair_block(p, i, q, block), (size_t)rows * d * sizeof(double)); at += rows * d;
     }
   }
 }

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/la.h"
 #include "signorini/problem.h"
 
 void sg_problem_reset(sg_problem *p) {
@@ -10,6 +11,7 @@ void sg_problem_reset(sg_problem *p) {
   p->has_owners = 0;
   p->units = sg_units_si();
   p->dt = 0;
+  p->n_j = 0;
   if (p->sub_off) p->sub_off[0] = 0;
   if (p->sub_aoff) p->sub_aoff[0] = 0;
   if (p->con_row) p->con_row[0] = 0;
@@ -20,6 +22,7 @@ void sg_problem_destroy(sg_problem *p) {
   free(p->sub_dof); free(p->sub_off); free(p->sub_aoff); free(p->A); free(p->b); free(p->sub_gid);
   free(p->kind); free(p->con_row); free(p->e); free(p->mu); free(p->stiff); free(p->damp);
   free(p->con_pair); free(p->pair_sub); free(p->pair_joff); free(p->J); free(p->sub_owner);
+  free(p->frame); free(p->lever);
   memset(p, 0, sizeof *p);
 }
 
@@ -68,6 +71,20 @@ sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const d
   return SG_OK;
 }
 
+/* Room for one more constraint's rows and n_pairs pairs (its frame and levers if compact). */
+static sg_err grow_rows_pairs(sg_problem *p, int i, int rows, int n_pairs, int compact) {
+  int roff = p->con_row[i], poff = p->con_pair[i];
+  SG_CHECK(sg_grow((void **)&p->e, &p->cap_row, roff + rows, sizeof(double), "constraint errors"));
+  int cap = p->cap_pair;
+  SG_CHECK(sg_grow((void **)&p->pair_sub, &cap, poff + n_pairs, sizeof(int), "constraint pairs"));
+  cap = p->cap_pair;
+  SG_CHECK(sg_grow((void **)&p->pair_joff, &cap, poff + n_pairs, sizeof(int), "constraint pairs"));
+  p->cap_pair = cap;
+  if (!compact) return SG_OK;
+  SG_CHECK(sg_grow((void **)&p->frame, &p->cap_frame, 9 * (i + 1), sizeof(double), "contact frames"));
+  return sg_grow((void **)&p->lever, &p->cap_lever, 4 * (poff + n_pairs), sizeof(double), "lever arms");
+}
+
 sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, double mu, double stiff,
                                  double damp, int n_pairs, const int *subs, const double *const *Js,
                                  int *index) {
@@ -76,14 +93,8 @@ sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, doubl
   int i = p->n_con, rows = sg_con_rows(kind);
   SG_CHECK(grow_con(p, i + 1));
   if (i == 0) { p->con_row[0] = 0; p->con_pair[0] = 0; }
-  int roff = p->con_row[i], poff = p->con_pair[i];
-  int joff = poff > 0 ? p->pair_joff[poff - 1] + sg_con_rows(p->kind[i - 1]) * p->sub_dof[p->pair_sub[poff - 1]] : 0;
-  SG_CHECK(sg_grow((void **)&p->e, &p->cap_row, roff + rows, sizeof(double), "constraint errors"));
-  int cap = p->cap_pair;
-  SG_CHECK(sg_grow((void **)&p->pair_sub, &cap, poff + n_pairs, sizeof(int), "constraint pairs"));
-  cap = p->cap_pair;
-  SG_CHECK(sg_grow((void **)&p->pair_joff, &cap, poff + n_pairs, sizeof(int), "constraint pairs"));
-  p->cap_pair = cap;
+  SG_CHECK(grow_rows_pairs(p, i, rows, n_pairs, 0));
+  int roff = p->con_row[i], poff = p->con_pair[i], joff = p->n_j;
   int need = joff;
   for (int k = 0; k < n_pairs; ++k) {
     if (subs[k] < 0 || subs[k] >= p->n_sub) return sg_error_set(SG_ERR_ARG, "constraint %d: subsystem %d out of range", i, subs[k]);
@@ -98,6 +109,7 @@ sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, doubl
     memcpy(p->J + joff, Js[k], (size_t)sz * sizeof(double));
     joff += sz;
   }
+  p->n_j = joff;
   p->kind[i] = kind;
   p->mu[i] = mu;
   p->stiff[i] = stiff;
@@ -107,6 +119,54 @@ sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, doubl
   p->n_con = i + 1;
   if (index) *index = i;
   return SG_OK;
+}
+
+sg_err sg_problem_add_rigid_contact(sg_problem *p, const double *e, double mu, const double *frame, int n_pairs,
+                                    const int *subs, const double *levers, const double *signs, int *index) {
+  if (n_pairs < 1 || n_pairs > 2) return sg_error_set(SG_ERR_ARG, "a compact contact touches one or two subsystems, not %d", n_pairs);
+  int i = p->n_con;
+  SG_CHECK(grow_con(p, i + 1));
+  if (i == 0) { p->con_row[0] = 0; p->con_pair[0] = 0; }
+  SG_CHECK(grow_rows_pairs(p, i, 3, n_pairs, 1));
+  int roff = p->con_row[i], poff = p->con_pair[i];
+  for (int k = 0; k < n_pairs; ++k) {
+    if (subs[k] < 0 || subs[k] >= p->n_sub) return sg_error_set(SG_ERR_ARG, "constraint %d: subsystem %d out of range", i, subs[k]);
+    if (p->sub_dof[subs[k]] != 6) return sg_error_set(SG_ERR_ARG, "constraint %d: a compact contact needs rigid-6 subsystems", i);
+    p->pair_sub[poff + k] = subs[k];
+    p->pair_joff[poff + k] = -1;
+    memcpy(p->lever + 4 * (poff + k), levers + 3 * k, 3 * sizeof(double));
+    p->lever[4 * (poff + k) + 3] = signs[k];
+  }
+  memcpy(p->e + roff, e, 3 * sizeof(double));
+  memcpy(p->frame + 9 * i, frame, 9 * sizeof(double));
+  p->kind[i] = SG_CON_CONTACT;
+  p->mu[i] = mu;
+  p->stiff[i] = 0;
+  p->damp[i] = 0;
+  p->con_row[i + 1] = roff + 3;
+  p->con_pair[i + 1] = poff + n_pairs;
+  p->n_con = i + 1;
+  if (index) *index = i;
+  return SG_OK;
+}
+
+void sg_compact_block(const double *frame, const double *lever, double *out) {
+  const double sign = lever[3];
+  for (int k = 0; k < 3; ++k) {
+    const double *t = frame + 3 * k;
+    double rxt[3];
+    v3_cross(rxt, lever, t); /* the same operations as the rigid body's point Jacobian: the same bits */
+    for (int c = 0; c < 3; ++c) {
+      out[6 * k + c] = sign * t[c];
+      out[6 * k + 3 + c] = sign * rxt[c];
+    }
+  }
+}
+
+const double *sg_problem_pair_block(const sg_problem *p, int i, int q, double *buf) {
+  if (p->pair_joff[q] >= 0) return p->J + p->pair_joff[q];
+  sg_compact_block(p->frame + 9 * i, p->lever + 4 * q, buf);
+  return buf;
 }
 
 sg_err sg_problem_set_owners(sg_problem *p, const int *owner) {
@@ -138,8 +198,9 @@ sg_err sg_problem_validate(const sg_problem *p) {
       return sg_error_set(SG_ERR_NUMERIC, "constraint %d: NaN, Inf or negative friction", i);
     if (p->kind[i] == SG_CON_SOFT && !(p->stiff[i] >= 0 && p->damp[i] > 0))
       return sg_error_set(SG_ERR_NUMERIC, "soft constraint %d: needs k >= 0 and b > 0", i);
+    double buf[SG_COMPACT_BLOCK];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q)
-      if (!all_finite(p->J + p->pair_joff[q], rows * p->sub_dof[p->pair_sub[q]]))
+      if (!all_finite(sg_problem_pair_block(p, i, q, buf), rows * p->sub_dof[p->pair_sub[q]]))
         return sg_error_set(SG_ERR_NUMERIC, "constraint %d: NaN or Inf in its Jacobian", i);
   }
   return SG_OK;
@@ -148,11 +209,11 @@ sg_err sg_problem_validate(const sg_problem *p) {
 void sg_problem_apply_J(const sg_problem *p, const double *v, double *y) {
   for (int i = 0; i < p->n_con; ++i) {
     int rows = sg_con_rows(p->kind[i]);
-    double *yi = y + p->con_row[i];
+    double *yi = y + p->con_row[i], buf[SG_COMPACT_BLOCK];
     for (int r = 0; r < rows; ++r) yi[r] = 0;
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], d = p->sub_dof[j];
-      const double *Jq = p->J + p->pair_joff[q], *vj = v + p->sub_off[j];
+      const double *Jq = sg_problem_pair_block(p, i, q, buf), *vj = v + p->sub_off[j];
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < d; ++c) yi[r] += Jq[r * d + c] * vj[c];
     }
@@ -163,9 +224,10 @@ void sg_problem_apply_JT_add(const sg_problem *p, const double *lambda, double *
   for (int i = 0; i < p->n_con; ++i) {
     int rows = sg_con_rows(p->kind[i]);
     const double *li = lambda + p->con_row[i];
+    double buf[SG_COMPACT_BLOCK];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], d = p->sub_dof[j];
-      const double *Jq = p->J + p->pair_joff[q];
+      const double *Jq = sg_problem_pair_block(p, i, q, buf);
       double *xj = x + p->sub_off[j];
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < d; ++c) xj[c] += Jq[r * d + c] * li[r];

@@ -313,10 +313,10 @@ static sg_err factor_blocks(canal *c, const sg_problem *p) {
 /* m_i = rows_i / trace(J_i A^{-1} J_i^T) of constraint i, from the factors of factor_blocks(). */
 static double effective_mass(canal *c, const sg_problem *p, int i) {
   int nr = sg_con_rows(p->kind[i]), na = p->n_sub ? p->sub_aoff[p->n_sub] : 0;
-  double *L = c->chol, *rhs = L + na, *x = rhs + c->chol_maxd, tr = 0;
+  double *L = c->chol, *rhs = L + na, *x = rhs + c->chol_maxd, tr = 0, buf[SG_COMPACT_BLOCK];
   for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
     int j = p->pair_sub[q], dof = p->sub_dof[j];
-    const double *J = p->J + p->pair_joff[q];
+    const double *J = sg_problem_pair_block(p, i, q, buf);
     for (int r = 0; r < nr; ++r) {
       memcpy(rhs, J + r * dof, (size_t)dof * sizeof(double));
       chol_solve(dof, L + p->sub_aoff[j], rhs, x);

@@ -180,11 +180,12 @@ static sg_err add_blocks(sg_newton_sys *ns, const sg_problem *p, const double *G
       for (int qa = p->con_pair[i]; qa < p->con_pair[i + 1]; ++qa) {
         int a = p->pair_sub[qa], da = p->sub_dof[a];
         if (sg_newton_owner(p, a) != ns->rank) continue;
-        const double *Ja = p->J + p->pair_joff[qa];
+        double ja_buf[SG_COMPACT_BLOCK], jb_buf[SG_COMPACT_BLOCK];
+        const double *Ja = sg_problem_pair_block(p, i, qa, ja_buf);
         for (int r = 0; r < da; ++r) rows[r] = ns->gofs[a] + r;
         for (int qb = p->con_pair[i]; qb < p->con_pair[i + 1]; ++qb) {
           int b = p->pair_sub[qb], db = p->sub_dof[b];
-          const double *Jb = p->J + p->pair_joff[qb];
+          const double *Jb = sg_problem_pair_block(p, i, qb, jb_buf);
           for (int r = 0; r < nr; ++r)
             for (int c = 0; c < db; ++c) {
               double s = 0;

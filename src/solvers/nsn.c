@@ -345,9 +345,10 @@ static sg_err factor(nsn *d, const sg_problem *p) {
   memset(d->D, 0, (size_t)nrow * sizeof(double));
   for (int i = 0; i < p->n_con; ++i) {
     int rows = sg_con_rows(p->kind[i]), r0 = p->con_row[i];
+    double buf[SG_COMPACT_BLOCK];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], dof = p->sub_dof[j];
-      const double *J = p->J + p->pair_joff[q];
+      const double *J = sg_problem_pair_block(p, i, q, buf);
       for (int r = 0; r < rows; ++r) {
         chol_solve(dof, d->L + p->sub_aoff[j], J + r * dof, d->g);
         double acc = 0;

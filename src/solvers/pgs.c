@@ -103,9 +103,10 @@ static sg_err factor_blocks(pgs *d, const sg_problem *p) {
     int rows = sg_con_rows(p->kind[i]);
     double *W = d->W + 9 * i;
     memset(W, 0, 9 * sizeof(double));
+    double buf[SG_COMPACT_BLOCK];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], dof = p->sub_dof[j];
-      const double *J = p->J + p->pair_joff[q];
+      const double *J = sg_problem_pair_block(p, i, q, buf);
       double *M = d->M + d->moff[q];
       for (int r = 0; r < rows; ++r) apply_inv(d, p, j, J + r * dof, M + r * dof);
       for (int r = 0; r < rows; ++r)
@@ -131,10 +132,11 @@ static sg_err factor_blocks(pgs *d, const sg_problem *p) {
 /* u = J_i vhat + e_i (rows entries). */
 static inline void con_velocity(const sg_problem *p, int i, int rows, const double *v, double *u) {
   const double *e = p->e + p->con_row[i];
+  double buf[SG_COMPACT_BLOCK];
   for (int r = 0; r < rows; ++r) u[r] = e[r];
   for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
     int j = p->pair_sub[q], dof = p->sub_dof[j];
-    const double *J = p->J + p->pair_joff[q], *vj = v + p->sub_off[j];
+    const double *J = sg_problem_pair_block(p, i, q, buf), *vj = v + p->sub_off[j];
     if (dof == 6) {
       for (int r = 0; r < rows; ++r, J += 6)
         u[r] += J[0] * vj[0] + J[1] * vj[1] + J[2] * vj[2] + J[3] * vj[3] + J[4] * vj[4] + J[5] * vj[5];

@@ -314,10 +314,10 @@ static sg_err factor_and_regularize(sap *d, const sg_problem *p) {
   for (int i = 0; i < p->n_con; ++i) {
     int rows = sg_con_rows(p->kind[i]);
     if (p->kind[i] == SG_CON_SOFT) { d->Rn[i] = d->Rt[i] = 1.0; d->vhat[i] = 0; continue; }
-    double W[9] = {0};
+    double W[9] = {0}, buf[SG_COMPACT_BLOCK];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], dof = p->sub_dof[j];
-      const double *J = p->J + p->pair_joff[q], *L = d->L + p->sub_aoff[j];
+      const double *J = sg_problem_pair_block(p, i, q, buf), *L = d->L + p->sub_aoff[j];
       for (int r = 0; r < rows; ++r) {
         chol_solve(dof, L, J + r * dof, d->tmp); /* A_j^{-1} J_ij[r,:]^T */
         for (int c = 0; c < rows; ++c) {

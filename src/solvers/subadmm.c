@@ -70,6 +70,10 @@ typedef struct {
   int *bpairs, *ipairs, n_bpairs, n_ipairs, cap_bpairs, cap_ipairs;
   unsigned char *boundary;
   int cap_boundary;
+  /* pairs whose y is computed where their constraint is updated (pass 2 fused into pass 3: the
+   * compact contacts' interior pairs under the plain update), not by pair_values */
+  unsigned char *fused;
+  int cap_fused;
   int nreq;
   double *send_buf, *recv_buf;
   int cap_sbuf, cap_rbuf;
@@ -122,7 +126,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->diff); free(d->state_mine); free(d->shift);
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
-  free(d->bpairs); free(d->ipairs); free(d->boundary);
+  free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused);
   sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
@@ -149,9 +153,57 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   return SG_OK;
 }
 
-/* J_q v_j for pair q (rows x dof block). */
-static inline void pair_apply(const sg_problem *p, int q, int rows, const double *v, double *out) {
+/* A compact pair (problem.h), J = sign [t_k^T, (r x t_k)^T]: J v = sign R (v_lin + w x r) and
+ * J^T f = [g; r x g] with g = sign R^T f, 15 multiplications each way instead of 18 from a block
+ * of 18 numbers, and 4 numbers per pair read besides the contact's frame. */
+static inline void compact_jv(const double *R, const double *lever, const double *v, double *out) {
+  const double u[3] = {v[0] + v[4] * lever[2] - v[5] * lever[1], v[1] + v[5] * lever[0] - v[3] * lever[2],
+                       v[2] + v[3] * lever[1] - v[4] * lever[0]};
+  const double sign = lever[3];
+  for (int k = 0; k < 3; ++k) out[k] = sign * (R[3 * k] * u[0] + R[3 * k + 1] * u[1] + R[3 * k + 2] * u[2]);
+}
+
+/* acc += J^T f of a compact pair (the six entries of its rigid subsystem). */
+static inline void compact_jt(const double *R, const double *lever, const double *f, double *acc) {
+  const double sign = lever[3];
+  double g[3];
+  for (int c = 0; c < 3; ++c) g[c] = sign * (R[c] * f[0] + R[3 + c] * f[1] + R[6 + c] * f[2]);
+  acc[0] += g[0];
+  acc[1] += g[1];
+  acc[2] += g[2];
+  acc[3] += lever[1] * g[2] - lever[2] * g[1];
+  acc[4] += lever[2] * g[0] - lever[0] * g[2];
+  acc[5] += lever[0] * g[1] - lever[1] * g[0];
+}
+
+/* acc_w += J^T w and acc_l += J^T l of a compact pair, the frame read once. */
+static inline void compact_jt2(const double *R, const double *lever, const double *w, const double *l, double *acc_w,
+                               double *acc_l) {
+  const double sign = lever[3];
+  double g[3], h[3];
+  for (int c = 0; c < 3; ++c) {
+    g[c] = sign * (R[c] * w[0] + R[3 + c] * w[1] + R[6 + c] * w[2]);
+    h[c] = sign * (R[c] * l[0] + R[3 + c] * l[1] + R[6 + c] * l[2]);
+  }
+  for (int c = 0; c < 3; ++c) {
+    acc_w[c] += g[c];
+    acc_l[c] += h[c];
+  }
+  acc_w[3] += lever[1] * g[2] - lever[2] * g[1];
+  acc_w[4] += lever[2] * g[0] - lever[0] * g[2];
+  acc_w[5] += lever[0] * g[1] - lever[1] * g[0];
+  acc_l[3] += lever[1] * h[2] - lever[2] * h[1];
+  acc_l[4] += lever[2] * h[0] - lever[0] * h[2];
+  acc_l[5] += lever[0] * h[1] - lever[1] * h[0];
+}
+
+/* J_q v_j for pair q of constraint i (rows x dof block, or compact). */
+static inline void pair_apply(const sg_problem *p, int i, int q, int rows, const double *v, double *out) {
   int j = p->pair_sub[q], dof = p->sub_dof[j];
+  if (sg_problem_pair_is_compact(p, q)) {
+    compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], out);
+    return;
+  }
   const double *J = p->J + p->pair_joff[q], *vj = v + p->sub_off[j];
   for (int r = 0; r < rows; ++r) {
     double acc = 0;
@@ -177,11 +229,15 @@ static inline void jt2_3x6(const double *J, const double *w, const double *l, do
 
 static inline double max2(double a, double b) { return a > b ? a : b; }
 
-/* acc_j += J_q^T w (rows) */
-static inline void pair_apply_T(const sg_problem *p, int q, int rows, const double *w, double *acc) {
+/* acc_j += J_q^T w (rows) for pair q of constraint i */
+static inline void pair_apply_T(const sg_problem *p, int i, int q, int rows, const double *w, double *acc) {
   int j = p->pair_sub[q], dof = p->sub_dof[j];
-  const double *J = p->J + p->pair_joff[q];
   double *aj = acc + p->sub_off[j];
+  if (sg_problem_pair_is_compact(p, q)) {
+    compact_jt(p->frame + 9 * i, p->lever + 4 * q, w, aj);
+    return;
+  }
+  const double *J = p->J + p->pair_joff[q];
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < dof; ++c) aj[c] += J[r * dof + c] * w[r];
 }
@@ -206,6 +262,9 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
   memcpy(d->my_sub, tmp, (size_t)d->n_my_sub * sizeof *tmp);
   free(tmp);
   d->n_boundary = nb;
+  const int npair = p->n_con ? p->con_pair[p->n_con] : 0;
+  SG_CHECK(sg_grow((void **)&d->fused, &d->cap_fused, npair + 1, 1, "halo plan"));
+  memset(d->fused, 0, (size_t)npair);
   int npb = 0, npi = 0;
   for (int pass = 0; pass < 2; ++pass) {
     npb = npi = 0;
@@ -214,6 +273,7 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
       for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
         int j = p->pair_sub[q];
         if (!d->sub_mine[j]) continue;
+        if (!d->boundary[j] && !d->desaxce && sg_problem_pair_is_compact(p, q)) { d->fused[q] = 1; continue; }
         int *list = d->boundary[j] ? d->bpairs : d->ipairs, at = d->boundary[j] ? npb++ : npi++;
         if (pass) { list[2 * at] = i; list[2 * at + 1] = q; }
       }
@@ -340,10 +400,11 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
   }
   for (int k = 0; k < d->n_my_con; ++k) { /* every constraint touching one of my subsystems */
     int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
+    double buf[SG_COMPACT_BLOCK];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], dof = p->sub_dof[j];
       if (!d->sub_mine[j]) continue;
-      const double *J = p->J + p->pair_joff[q];
+      const double *J = sg_problem_pair_block(p, i, q, buf);
       double *H = d->L + p->sub_aoff[j];
       for (int r = 0; r < rows; ++r)
         for (int a = 0; a < dof; ++a) {
@@ -406,7 +467,9 @@ static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) 
   return SG_OK;
 }
 
-/* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for my subsystems my_sub[from .. to). */
+/* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for my subsystems my_sub[from .. to). The sums
+ * are then cleared for pass 3 to accumulate the next ones (here, where they are in cache, rather
+ * than by a pass of their own). */
 static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from, int to) {
   double rhs[6];
   for (int m = from; m < to; ++m) {
@@ -422,6 +485,8 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
       for (int k = 0; k < dof; ++k) v[off + k] = p->b[off + k] + d->s_rhs[off + k];
       chol_solve(dof, L, v + off, v + off);
     }
+    memset(d->s_rhs + off, 0, (size_t)dof * sizeof(double));
+    memset(d->s_lam + off, 0, (size_t)dof * sizeof(double));
   }
 }
 
@@ -436,8 +501,9 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
     int rows = sg_con_rows(p->kind[i]), j = p->pair_sub[q];
     const double *li = lambda + p->con_row[i];
     double *y = d->y + 3 * q;
-    if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
-    else pair_apply(p, q, rows, v, y);
+    if (sg_problem_pair_is_compact(p, q)) compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], y);
+    else if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
+    else pair_apply(p, i, q, rows, v, y);
     if (!d->keep_z) {
       for (int r = 0; r < rows; ++r) y[r] = beta * y[r] - li[r];
       continue;
@@ -447,65 +513,141 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
   }
 }
 
-static double constraint_update(subadmm *d, const sg_problem *p, double *lambda, double beta) {
-  int nv = sg_problem_n_v(p);
-  const double alpha = d->relax, inv_alpha = 1.0 / alpha, inv_beta = 1.0 / beta; /* no divisions per pair */
-  (void)nv;
-  for (int k = 0; k < d->n_my_sub; ++k) {
-    int j = d->my_sub[k];
-    memset(d->s_rhs + p->sub_off[j], 0, (size_t)p->sub_dof[j] * sizeof(double));
-    memset(d->s_lam + p->sub_off[j], 0, (size_t)p->sub_dof[j] * sizeof(double));
+/* y_ij = beta xhat_ij - lambda_i of pair q, xhat_ij = alpha J_ij vhat_j + (1 - alpha) z_ij: the
+ * formula of pair_values, so that a fused pair's y has the same bits as a sent one. */
+static inline void compact_pair_value(const subadmm *d, const sg_problem *p, const double *R, int q, const double *v,
+                                      const double *li, double beta, double *y) {
+  compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y);
+  if (!d->keep_z) {
+    for (int r = 0; r < 3; ++r) y[r] = beta * y[r] - li[r];
+    return;
   }
+  const double alpha = d->relax, *z = d->z + 3 * q;
+  for (int r = 0; r < 3; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
+}
+
+/* The largest squared ||J_ij vhat_j - z_ij|| over the pairs q0.. of a contact and, with
+ * over-relaxation, the new z_ij (35). Under the plain update every pair has J_ij vhat_j - z_ij =
+ * (lambda_old - lambda_new) / beta. */
+static inline double compact_slacks(subadmm *d, int q0, int nz, double y[2][3], const double *li, const double *ln,
+                                    double inv_beta) {
+  double theta_p = 0;
+  if (!d->keep_z) {
+    for (int r = 0; r < 3; ++r) {
+      const double dz = (li[r] - ln[r]) * inv_beta;
+      theta_p += dz * dz;
+    }
+    return theta_p;
+  }
+  const double alpha = d->relax, inv_alpha = 1.0 / alpha;
+  for (int k = 0; k < nz; ++k) {
+    double *z = d->z + 3 * (q0 + k), dp = 0;
+    for (int r = 0; r < 3; ++r) {
+      const double jv = ((y[k][r] + li[r]) * inv_beta - (1 - alpha) * z[r]) * inv_alpha;
+      z[r] = (y[k][r] + ln[r]) * inv_beta;
+      dp += (jv - z[r]) * (jv - z[r]);
+    }
+    theta_p = max2(theta_p, dp);
+  }
+  return theta_p;
+}
+
+/* Pass 3 for a compact contact (strict cone): y_ij of its fused pairs computed here from vhat
+ * (pass 2 fused in, while the frame is in cache), lambda by the strict cone (38), and
+ * w = beta z_ij - u_ij = y_ij + 2 lambda_i (35), (39) summed into the owners' J^T sums. Returns
+ * the largest squared ||J_ij vhat_j - z_ij|| of its pairs. */
+static inline double update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, double *lambda,
+                                            double beta, double inv_beta) {
+  const int q0 = p->con_pair[i], nz = p->con_pair[i + 1] - q0;
+  const double *R = p->frame + 9 * i, *e = p->e + p->con_row[i];
+  const double inv_nz = nz == 2 ? 0.5 : 1.0;
+  double *li = lambda + p->con_row[i];
+  double y[2][3], sum_y[3] = {0, 0, 0}, ls[3], ln[3];
+  for (int k = 0; k < nz; ++k) {
+    const int q = q0 + k;
+    if (d->fused[q]) compact_pair_value(d, p, R, q, v, li, beta, y[k]);
+    else memcpy(y[k], d->y + 3 * q, sizeof y[k]);
+    for (int r = 0; r < 3; ++r) sum_y[r] += y[k][r];
+  }
+  for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
+  sg_cone_project_strict(p->mu[i], ls, ln);
+  const double dp = compact_slacks(d, q0, nz, y, li, ln, inv_beta);
+  for (int k = 0; k < nz; ++k) {
+    const int q = q0 + k, j = p->pair_sub[q];
+    if (!d->sub_mine[j]) continue; /* the owner accumulates */
+    const double w[3] = {y[k][0] + 2 * ln[0], y[k][1] + 2 * ln[1], y[k][2] + 2 * ln[2]};
+    compact_jt2(R, p->lever + 4 * q, w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
+  }
+  for (int r = 0; r < 3; ++r) li[r] = ln[r];
+  return dp;
+}
+
+/* Pass 3 for any other constraint: lambda_i by (36) hard, (37) soft or (38) contact (strict, or
+ * Euclidean with the De Saxce term), z_ij (35), and the owners' J^T sums. Returns the largest
+ * squared ||J_ij vhat_j - z_ij|| of its pairs. */
+static double update_constraint(subadmm *d, const sg_problem *p, int i, double *lambda, double beta, double inv_beta) {
+  const double alpha = d->relax, inv_alpha = 1.0 / alpha;
+  int rows = sg_con_rows(p->kind[i]), q0 = p->con_pair[i], q1 = p->con_pair[i + 1], nz = q1 - q0;
+  const double inv_nz = nz == 2 ? 0.5 : 1.0 / nz;
+  double *li = lambda + p->con_row[i];
+  const double *e = p->e + p->con_row[i];
+  double sum_y[3] = {0, 0, 0}, ln[3], theta_p = 0;
+  for (int q = q0; q < q1; ++q)
+    for (int r = 0; r < rows; ++r) sum_y[r] += d->y[3 * q + r];
+  switch (p->kind[i]) {
+    case SG_CON_HARD: /* (36) */
+      ln[0] = max2(0.0, -(sum_y[0] + beta * e[0]) * inv_nz);
+      break;
+    case SG_CON_SOFT: /* (37) */
+      ln[0] = -(p->damp[i] * sum_y[0] + beta * p->stiff[i] * e[0]) / (p->damp[i] * nz + beta);
+      break;
+    default: { /* (38) */
+      double ls[3];
+      for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
+      if (d->desaxce) {
+        /* De Saxce: (z + e + [mu ||z_t||, 0, 0]) in C* _|_ lambda in C is Coulomb's law; with
+         * z_t from the previous iterate the projection is convex (the prox of C's indicator) */
+        ls[0] -= beta * d->shift[i] * inv_nz;
+        sg_cone_project_euclid(p->mu[i], ls, ln);
+      } else {
+        sg_cone_project_strict(p->mu[i], ls, ln);
+      }
+    }
+  }
+  for (int q = q0; q < q1; ++q) {
+    double w[3], dp = 0, z_here[3] = {0, 0, 0}, *z = d->keep_z ? d->z + 3 * q : z_here;
+    for (int r = 0; r < rows; ++r) {
+      /* recover J v from y = beta (alpha J v + (1 - alpha) z_old) - lambda_old */
+      double jv = ((d->y[3 * q + r] + li[r]) * inv_beta - (1 - alpha) * z[r]) * inv_alpha;
+      z[r] = (d->y[3 * q + r] + ln[r]) * inv_beta; /* (35) */
+      dp += (jv - z[r]) * (jv - z[r]);
+      w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij - u_ij with u_ij = -lambda_i (39) */
+    }
+    theta_p = max2(theta_p, dp); /* squared; one sqrt at the end */
+    int j = p->pair_sub[q];
+    if (!d->sub_mine[j]) continue; /* the owner accumulates */
+    if (sg_problem_pair_is_compact(p, q)) {
+      compact_jt2(p->frame + 9 * i, p->lever + 4 * q, w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
+    } else if (rows == 3 && p->sub_dof[j] == 6) {
+      jt2_3x6(p->J + p->pair_joff[q], w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
+    } else {
+      pair_apply_T(p, i, q, rows, w, d->s_rhs);
+      pair_apply_T(p, i, q, rows, ln, d->s_lam);
+    }
+  }
+  for (int r = 0; r < rows; ++r) li[r] = ln[r];
+  return theta_p;
+}
+
+/* Pass 3 over my constraints; returns theta_p = max ||J_ij vhat_j - z_ij|| (42). */
+static double constraint_update(subadmm *d, const sg_problem *p, const double *v, double *lambda, double beta) {
+  const double inv_beta = 1.0 / beta; /* no divisions per pair; the sums were cleared by pass 1 */
   double theta_p = 0;
   for (int k = 0; k < d->n_my_con; ++k) {
-    int i = d->my_con[k];
-    int rows = sg_con_rows(p->kind[i]), q0 = p->con_pair[i], q1 = p->con_pair[i + 1], nz = q1 - q0;
-    const double inv_nz = nz == 2 ? 0.5 : 1.0 / nz;
-    double *li = lambda + p->con_row[i];
-    const double *e = p->e + p->con_row[i];
-    double sum_y[3] = {0, 0, 0}, ln[3];
-    for (int q = q0; q < q1; ++q)
-      for (int r = 0; r < rows; ++r) sum_y[r] += d->y[3 * q + r];
-    switch (p->kind[i]) {
-      case SG_CON_HARD: /* (36) */
-        ln[0] = max2(0.0, -(sum_y[0] + beta * e[0]) * inv_nz);
-        break;
-      case SG_CON_SOFT: /* (37) */
-        ln[0] = -(p->damp[i] * sum_y[0] + beta * p->stiff[i] * e[0]) / (p->damp[i] * nz + beta);
-        break;
-      default: { /* (38) */
-        double ls[3];
-        for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
-        if (d->desaxce) {
-          /* De Saxce: (z + e + [mu ||z_t||, 0, 0]) in C* _|_ lambda in C is Coulomb's law; with
-           * z_t from the previous iterate the projection is convex (the prox of C's indicator) */
-          ls[0] -= beta * d->shift[i] * inv_nz;
-          sg_cone_project_euclid(p->mu[i], ls, ln);
-        } else {
-          sg_cone_project_strict(p->mu[i], ls, ln);
-        }
-      }
-    }
-    for (int q = q0; q < q1; ++q) {
-      double w[3], dp = 0, z_here[3] = {0, 0, 0}, *z = d->keep_z ? d->z + 3 * q : z_here;
-      for (int r = 0; r < rows; ++r) {
-        /* recover J v from y = beta (alpha J v + (1 - alpha) z_old) - lambda_old */
-        double jv = ((d->y[3 * q + r] + li[r]) * inv_beta - (1 - alpha) * z[r]) * inv_alpha;
-        z[r] = (d->y[3 * q + r] + ln[r]) * inv_beta; /* (35) */
-        dp += (jv - z[r]) * (jv - z[r]);
-        w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij - u_ij with u_ij = -lambda_i (39) */
-      }
-      theta_p = max2(theta_p, dp); /* squared; one sqrt at the end */
-      int j = p->pair_sub[q];
-      if (!d->sub_mine[j]) continue; /* the owner accumulates */
-      if (rows == 3 && p->sub_dof[j] == 6) {
-        jt2_3x6(p->J + p->pair_joff[q], w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
-      } else {
-        pair_apply_T(p, q, rows, w, d->s_rhs);
-        pair_apply_T(p, q, rows, ln, d->s_lam);
-      }
-    }
-    for (int r = 0; r < rows; ++r) li[r] = ln[r];
+    const int i = d->my_con[k];
+    const int compact = !d->desaxce && p->kind[i] == SG_CON_CONTACT && sg_problem_pair_is_compact(p, p->con_pair[i]);
+    theta_p = max2(theta_p, compact ? update_compact_contact(d, p, i, v, lambda, beta, inv_beta)
+                                    : update_constraint(d, p, i, lambda, beta, inv_beta));
   }
   return sqrt(theta_p);
 }
@@ -572,10 +714,10 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
     const double *li = lambda + p->con_row[i];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       double w[3], z_here[3], *z = d->keep_z ? d->z + 3 * q : z_here;
-      pair_apply(p, q, rows, v, z); /* the warm start vhat^0 is known for every subsystem */
+      pair_apply(p, i, q, rows, v, z); /* the warm start vhat^0 is known for every subsystem */
       if (!d->sub_mine[p->pair_sub[q]]) continue;
       for (int r = 0; r < rows; ++r) w[r] = beta * z[r] + li[r];
-      pair_apply_T(p, q, rows, w, d->s_rhs);
+      pair_apply_T(p, i, q, rows, w, d->s_rhs);
     }
   }
 }
@@ -767,7 +909,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
       if (!failed) failed = halo;
     }
     ti = MPI_Wtime();
-    theta_p = constraint_update(d, p, lambda, beta);
+    theta_p = constraint_update(d, p, v, lambda, beta);
     if (!failed && it == 2) failed = sg_fault_check("solve", sg_fault_step()); /* a testing aid (fault.h) */
     /* residuals (42) and their reduction every check_every iterations (and at the cap): fewer
      * global synchronizations; beta adapts only then, so it stays the same on every rank */

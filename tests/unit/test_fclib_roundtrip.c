@@ -40,7 +40,8 @@ static int compare(const sg_problem *a, const sg_problem *b) {
     for (int q = a->con_pair[i]; ok && q < a->con_pair[i + 1]; ++q) {
       int j = a->pair_sub[q], found = -1;
       for (int t = b->con_pair[i]; t < b->con_pair[i + 1]; ++t) if (b->pair_sub[t] == j) found = t;
-      ok = found >= 0 && same(a->J + a->pair_joff[q], b->J + b->pair_joff[found], sizeof(double) * 3 * a->sub_dof[j]);
+      double ba[SG_COMPACT_BLOCK], bb[SG_COMPACT_BLOCK];
+      ok = found >= 0 && same(sg_problem_pair_block(a, i, q, ba), sg_problem_pair_block(b, i, found, bb), sizeof(double) * 3 * a->sub_dof[j]);
     }
   return ok;
 }

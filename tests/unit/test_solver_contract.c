@@ -59,7 +59,8 @@ static double momentum_residual(const sg_problem *p, const double *v, const doub
   for (int i = 0; i < p->n_con; ++i)
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], dof = p->sub_dof[j], rows = sg_con_rows(p->kind[i]);
-      const double *J = p->J + p->pair_joff[q];
+      double buf[SG_COMPACT_BLOCK];
+      const double *J = sg_problem_pair_block(p, i, q, buf);
       for (int k = 0; k < rows; ++k)
         for (int c = 0; c < dof; ++c) r[p->sub_off[j] + c] -= J[k * dof + c] * lambda[p->con_row[i] + k];
     }
