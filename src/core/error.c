@@ -126,15 +126,17 @@ sg_err sg_error_collective(MPI_Comm comm, sg_err local) {
                       all[1], -all[2]);
 }
 
+/* At least one element, so that an empty array is never NULL: memcpy and memset of 0 bytes are
+ * undefined on NULL (UBSan stops a rank with no subsystem there), and a caller need not tell an
+ * empty array from a failed allocation. */
 void *sg_calloc(size_t count, size_t size, const char *what) {
-  if (count == 0) return NULL;
-  void *p = calloc(count, size);
+  void *p = calloc(count ? count : 1, size ? size : 1);
   if (!p) sg_error_set(SG_ERR_MEM, "out of memory allocating %zu x %zu bytes (%s)", count, size, what);
   return p;
 }
 
 sg_err sg_grow(void **ptr, int *cap, int n, size_t elem, const char *what) {
-  if (n <= *cap) return SG_OK;
+  if (n <= *cap && *ptr) return SG_OK; /* a buffer even for n = 0, as sg_calloc gives */
   int nc = *cap > 0 ? *cap : 16;
   while (nc < n) nc *= 2;
   void *p = realloc(*ptr, (size_t)nc * elem);
