@@ -40,14 +40,15 @@ sg_err sg_error_collective(MPI_Comm comm, sg_err local);
     if (sg_check_err_) return sg_check_err_;    \
   } while (0)
 
-/* Checked allocation: zero-initialized; on failure records an error naming what was allocated. */
+/* Checked allocation: zero-initialized, never NULL on success (count 0 gives one element); on
+ * failure records an error naming what was allocated. */
 void *sg_calloc(size_t count, size_t size, const char *what);
 #define SG_ALLOC(ptr, count)                                                              \
   do {                                                                                    \
     (ptr) = sg_calloc((size_t)(count), sizeof(*(ptr)), #ptr);                             \
     if (!(ptr) && (count) > 0) return SG_ERR_MEM;                                         \
   } while (0)
-/* Grow a buffer to at least n elements (capacity doubles). */
+/* Grow a buffer to at least n elements (capacity doubles); a NULL buffer is allocated even for n = 0. */
 sg_err sg_grow(void **ptr, int *cap, int n, size_t elem, const char *what);
 
 #endif
