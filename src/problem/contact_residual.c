@@ -14,7 +14,7 @@ sg_err sg_metric_velocity(const sg_problem *p, const double *lambda, double *v) 
   double *L = sg_calloc((size_t)maxd * maxd, sizeof *L, "metric factor");
   if (!L) return SG_ERR_MEM;
   /* vhat = A^{-1}(b + J^T lambda): the dynamics residual becomes exactly zero */
-  memcpy(v, p->b, (size_t)nv * sizeof *v);
+  if (nv) memcpy(v, p->b, (size_t)nv * sizeof *v); /* a rank without subsystems has no b */
   if (p->n_con) sg_problem_apply_JT_add(p, lambda, v);
   sg_err err = SG_OK;
   for (int j = 0; j < p->n_sub && !err; ++j) {
