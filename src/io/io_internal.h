@@ -52,9 +52,11 @@ sg_err sg_h5_vlen_attr_check(hid_t loc, const char *name, const char *file, cons
 /* The same for a one-element variable-length string dataset (contiguous; any other layout is
  * refused, as it cannot be checked). */
 sg_err sg_h5_vlen_dset_check(hid_t dset, const char *file, const char *what);
-/* Refuse a file holding a group name heap whose free list leaves its data or loops (h5_heaps.c: HDF5
- * 1.10 follows it without a bound and hangs in any lookup). Call it before H5Fopen (which looks
- * up the root group); it reads the whole file once, looking for the heaps' signature. */
+/* Refuse a file holding a group name heap whose free list leaves its data or loops, or whose size
+ * lies outside the file (h5_heaps.c: HDF5 1.10 follows the list without a bound and hangs in any
+ * lookup, and allocates the size first), or whose root group's header does not walk (H5Fopen loads
+ * it, allocating each continuation block at the length it is given). Call it before H5Fopen; it
+ * reads the whole file once, looking for the heaps' signature. */
 sg_err sg_h5_check_local_heaps(const char *path);
 /* Refuse an object (group or dataset) whose version-1 header holds a message running past its
  * block, a continuation outside the file, or an attribute message whose name, datatype, dataspace
