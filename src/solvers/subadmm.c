@@ -114,7 +114,7 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   d->check_every = (int)check;
   SG_CHECK(sg_opt_real("-subadmm_relax", d->relax, 0.1, 1.99, "over-relaxation: J v is replaced by alpha J v + (1 - alpha) z in (35)", &d->relax));
   long restarts;
-  SG_CHECK(sg_opt_int("-subadmm_restarts", d->max_restarts, 0, 1000, "restarts from the best saved iterate, with a 4x smaller fixed penalty, after a blow-up (plain update only)", &restarts));
+  SG_CHECK(sg_opt_int("-subadmm_restarts", d->max_restarts, 0, 1000, "restarts from the best saved iterate, with a 4x smaller fixed penalty, after a blow-up (not with the desaxce cone)", &restarts));
   d->max_restarts = (int)restarts;
   SG_CHECK(sg_opt_real("-subadmm_blowup", d->blowup, 1.0 + 1e-12, 1e300, "a residual this many times the saved iterate's is a blow-up", &d->blowup));
   return SG_OK;
@@ -760,8 +760,9 @@ static int blew_up(const subadmm *d, double theta_p, double theta_d) {
 }
 
 /* Start again from the saved iterate with a 4x smaller penalty, held fixed: in the frictional
- * regime a smaller beta is the stable side (docs/SOLVERS.md, "Frictional piles"). The plain update
- * (35) keeps no state besides the sums, which initial_sums rebuilds from (v, lambda). */
+ * regime a smaller beta is the stable side (docs/SOLVERS.md, "Frictional piles"). The plain and the
+ * over-relaxed updates keep no state besides the sums and z, which initial_sums rebuilds from
+ * (v, lambda) as at the start of a solve (z = J v); the De Saxce terms are state of their own. */
 static sg_err restart_from_saved(subadmm *d, const sg_problem *p, double *v, double *lambda, double *beta) {
   restore_saved(d, p, v, lambda);
   *beta = 0.25 * d->saved_beta;
@@ -939,7 +940,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     if (blew_up(d, theta_p, theta_d)) {
       if (!d->saved_valid)
         return sg_error_set(SG_ERR_NUMERIC, "SubADMM diverged at iteration %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
-      if (restarts >= d->max_restarts || d->keep_z) { /* the saved iterate is returned below */
+      if (restarts >= d->max_restarts || d->desaxce) { /* the saved iterate is returned below */
         info->reason = SG_DIVERGED_BREAKDOWN;
         break;
       }
