@@ -78,6 +78,19 @@ static void put_attr(text *t, const char *h5, const char *name, const char *kind
   put(t, "        </Attribute>\n");
 }
 
+/* The head of a grid of n points named "<name> <f>" at time `time`, open at its geometry, whose
+ * XYZ positions are a hyperslab of dataset `positions`; the caller adds the attributes and closes it. */
+static void put_points_grid(text *t, const char *h5, const char *name, long long f, double time, long long n,
+                            const char *positions, const long long *full, const long long *start, const long long *count,
+                            const char *shown) {
+  put(t, "      <Grid Name=\"%s %lld\" GridType=\"Uniform\">\n", name, f);
+  put(t, "        <Time Value=\"%.17g\"/>\n", time);
+  put(t, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\"/>\n", n);
+  put(t, "        <Geometry GeometryType=\"XYZ\">\n");
+  put_slab(t, h5, positions, "Float", 8, 3, full, start, count, shown);
+  put(t, "        </Geometry>\n");
+}
+
 /* Frame f: its n ids as points; the frame datasets have N rows and T frames. Absent ids are
  * points at NaN with present = 0. */
 static void put_frame(text *t, const char *h5, long long f, double time, long long n, long long N, long long T) {
@@ -87,12 +100,7 @@ static void put_frame(text *t, const char *h5, long long f, double time, long lo
   snprintf(n4, sizeof n4, "%lld 4", n);
   long long full3[3] = {T, N, 3}, full4[3] = {T, N, 4}, full6[3] = {T, N, 6}, full1[2] = {T, N};
   long long at0[3] = {f, 0, 0}, at3[3] = {f, 0, 3}, c3[3] = {1, n, 3}, c4[3] = {1, n, 4}, c1[2] = {1, n};
-  put(t, "      <Grid Name=\"frame %lld\" GridType=\"Uniform\">\n", f);
-  put(t, "        <Time Value=\"%.17g\"/>\n", time);
-  put(t, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\"/>\n", n);
-  put(t, "        <Geometry GeometryType=\"XYZ\">\n");
-  put_slab(t, h5, "/frames/position", "Float", 8, 3, full3, at0, c3, n3);
-  put(t, "        </Geometry>\n");
+  put_points_grid(t, h5, "frame", f, time, n, "/frames/position", full3, at0, c3, n3);
   put_attr(t, h5, "velocity", "Vector", "/frames/velocity", "Float", 8, 3, full6, at0, c3, n3);
   put_attr(t, h5, "angular_velocity", "Vector", "/frames/velocity", "Float", 8, 3, full6, at3, c3, n3);
   put_attr(t, h5, "orientation", "Matrix", "/frames/orientation", "Float", 8, 3, full4, at0, c4, n4);
@@ -140,12 +148,7 @@ static void put_links(text *t, const char *h5, long long f, double time, long lo
   snprintf(n3, sizeof n3, "%lld 3", L);
   snprintf(n4, sizeof n4, "%lld 4", L);
   long long full3[3] = {T, L, 3}, full4[3] = {T, L, 4}, at[3] = {f, 0, 0}, c3[3] = {1, L, 3}, c4[3] = {1, L, 4};
-  put(t, "      <Grid Name=\"links %lld\" GridType=\"Uniform\">\n", f);
-  put(t, "        <Time Value=\"%.17g\"/>\n", time);
-  put(t, "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%lld\" NodesPerElement=\"1\"/>\n", L);
-  put(t, "        <Geometry GeometryType=\"XYZ\">\n");
-  put_slab(t, h5, "/frames/link_com", "Float", 8, 3, full3, at, c3, n3);
-  put(t, "        </Geometry>\n");
+  put_points_grid(t, h5, "links", f, time, L, "/frames/link_com", full3, at, c3, n3);
   put_attr(t, h5, "link_origin", "Vector", "/frames/link_position", "Float", 8, 3, full3, at, c3, n3);
   put_attr(t, h5, "orientation", "Matrix", "/frames/link_orientation", "Float", 8, 3, full4, at, c4, n4);
   put(t, "      </Grid>\n");
