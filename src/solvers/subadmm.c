@@ -6,7 +6,9 @@
  *      -- the only quantity a remote subsystem's owner has to send to the constraint's owner;
  *   3. per constraint: lambda_i by (36) hard, (37) soft, (38) strict cone, then beta z_ij = y_ij + lambda_i,
  *      and the per-subsystem sums needed by the next v-update and by theta_d (42).
- * u is never stored: u_ij = -lambda_i (39).
+ * u is never stored: u_ij = -lambda_i (39). For a compact contact (problem.h) passes 2 and 3 are one:
+ * y of a pair whose subsystem is here and not on a rank boundary is computed where the contact is
+ * updated, by the same formula as a sent one.
  * Distribution: each rank updates the subsystems it owns (problem->sub_owner) and every constraint
  * touching one of them; for a constraint shared by two ranks both compute the same lambda from the
  * same y values in the same order, so only y of shared pairs crosses ranks (one message per
