@@ -73,7 +73,7 @@ typedef struct {
   unsigned char *boundary;
   int cap_boundary;
   /* pairs whose y is computed where their constraint is updated (pass 2 fused into pass 3: the
-   * compact contacts' interior pairs under the plain update), not by pair_values */
+   * compact contacts' interior pairs, strict cone), not by pair_values */
   unsigned char *fused;
   int cap_fused;
   int nreq;
@@ -178,25 +178,11 @@ static inline void compact_jt(const double *R, const double *lever, const double
   acc[5] += lever[0] * g[1] - lever[1] * g[0];
 }
 
-/* acc_w += J^T w and acc_l += J^T l of a compact pair, the frame read once. */
+/* acc_w += J^T w and acc_l += J^T l of a compact pair. */
 static inline void compact_jt2(const double *R, const double *lever, const double *w, const double *l, double *acc_w,
                                double *acc_l) {
-  const double sign = lever[3];
-  double g[3], h[3];
-  for (int c = 0; c < 3; ++c) {
-    g[c] = sign * (R[c] * w[0] + R[3 + c] * w[1] + R[6 + c] * w[2]);
-    h[c] = sign * (R[c] * l[0] + R[3 + c] * l[1] + R[6 + c] * l[2]);
-  }
-  for (int c = 0; c < 3; ++c) {
-    acc_w[c] += g[c];
-    acc_l[c] += h[c];
-  }
-  acc_w[3] += lever[1] * g[2] - lever[2] * g[1];
-  acc_w[4] += lever[2] * g[0] - lever[0] * g[2];
-  acc_w[5] += lever[0] * g[1] - lever[1] * g[0];
-  acc_l[3] += lever[1] * h[2] - lever[2] * h[1];
-  acc_l[4] += lever[2] * h[0] - lever[0] * h[2];
-  acc_l[5] += lever[0] * h[1] - lever[1] * h[0];
+  compact_jt(R, lever, w, acc_w);
+  compact_jt(R, lever, l, acc_l);
 }
 
 /* J_q v_j for pair q of constraint i (rows x dof block, or compact). */
@@ -492,12 +478,22 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
   }
 }
 
+/* y_ij = beta xhat_ij - lambda_i of pair q from y = J_ij vhat_j (in place), xhat_ij = alpha J_ij
+ * vhat_j + (1 - alpha) z_ij: one formula for a pair whose y is sent and one whose y is fused. */
+static inline void pair_y_from_jv(const subadmm *d, int q, const double *li, double beta, int rows, double *y) {
+  if (!d->keep_z) {
+    for (int r = 0; r < rows; ++r) y[r] = beta * y[r] - li[r];
+    return;
+  }
+  const double alpha = d->relax, *z = d->z + 3 * q;
+  for (int r = 0; r < rows; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
+}
+
 /* Pass 2: y_ij = beta xhat_ij - lambda_i for the (constraint, pair) entries of list, xhat_ij = alpha
  * J_ij vhat_j + (1 - alpha) z_ij (alpha = 1 is the plain update (35); alpha > 1 is the usual ADMM
  * over-relaxation). */
 static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta,
                         const int *list, int n) {
-  const double alpha = d->relax;
   for (int m = 0; m < n; ++m) {
     int i = list[2 * m], q = list[2 * m + 1];
     int rows = sg_con_rows(p->kind[i]), j = p->pair_sub[q];
@@ -506,26 +502,22 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
     if (sg_problem_pair_is_compact(p, q)) compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], y);
     else if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
     else pair_apply(p, i, q, rows, v, y);
-    if (!d->keep_z) {
-      for (int r = 0; r < rows; ++r) y[r] = beta * y[r] - li[r];
-      continue;
-    }
-    const double *z = d->z + 3 * q;
-    for (int r = 0; r < rows; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
+    pair_y_from_jv(d, q, li, beta, rows, y);
   }
 }
 
-/* y_ij = beta xhat_ij - lambda_i of pair q, xhat_ij = alpha J_ij vhat_j + (1 - alpha) z_ij: the
- * formula of pair_values, so that a fused pair's y has the same bits as a sent one. */
-static inline void compact_pair_value(const subadmm *d, const sg_problem *p, const double *R, int q, const double *v,
-                                      const double *li, double beta, double *y) {
-  compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y);
-  if (!d->keep_z) {
-    for (int r = 0; r < 3; ++r) y[r] = beta * y[r] - li[r];
-    return;
+/* The new z_ij (35) of a pair from its y and lambda before and after, and its squared
+ * ||J_ij vhat_j - z_ij||, J v recovered from y = beta (alpha J v + (1 - alpha) z_old) - lambda_old. */
+static inline double pair_slack(const subadmm *d, const double *y, const double *li, const double *ln, double *z,
+                                int rows, double inv_beta) {
+  const double alpha = d->relax, inv_alpha = 1.0 / alpha;
+  double dp = 0;
+  for (int r = 0; r < rows; ++r) {
+    const double jv = ((y[r] + li[r]) * inv_beta - (1 - alpha) * z[r]) * inv_alpha;
+    z[r] = (y[r] + ln[r]) * inv_beta;
+    dp += (jv - z[r]) * (jv - z[r]);
   }
-  const double alpha = d->relax, *z = d->z + 3 * q;
-  for (int r = 0; r < 3; ++r) y[r] = beta * (alpha * y[r] + (1 - alpha) * z[r]) - li[r];
+  return dp;
 }
 
 /* The largest squared ||J_ij vhat_j - z_ij|| over the pairs q0.. of a contact and, with
@@ -541,16 +533,7 @@ static inline double compact_slacks(subadmm *d, int q0, int nz, double y[2][3], 
     }
     return theta_p;
   }
-  const double alpha = d->relax, inv_alpha = 1.0 / alpha;
-  for (int k = 0; k < nz; ++k) {
-    double *z = d->z + 3 * (q0 + k), dp = 0;
-    for (int r = 0; r < 3; ++r) {
-      const double jv = ((y[k][r] + li[r]) * inv_beta - (1 - alpha) * z[r]) * inv_alpha;
-      z[r] = (y[k][r] + ln[r]) * inv_beta;
-      dp += (jv - z[r]) * (jv - z[r]);
-    }
-    theta_p = max2(theta_p, dp);
-  }
+  for (int k = 0; k < nz; ++k) theta_p = max2(theta_p, pair_slack(d, y[k], li, ln, d->z + 3 * (q0 + k), 3, inv_beta));
   return theta_p;
 }
 
@@ -567,8 +550,12 @@ static inline double update_compact_contact(subadmm *d, const sg_problem *p, int
   double y[2][3], sum_y[3] = {0, 0, 0}, ls[3], ln[3];
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k;
-    if (d->fused[q]) compact_pair_value(d, p, R, q, v, li, beta, y[k]);
-    else memcpy(y[k], d->y + 3 * q, sizeof y[k]);
+    if (d->fused[q]) {
+      compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
+      pair_y_from_jv(d, q, li, beta, 3, y[k]);
+    } else {
+      memcpy(y[k], d->y + 3 * q, sizeof y[k]);
+    }
     for (int r = 0; r < 3; ++r) sum_y[r] += y[k][r];
   }
   for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
@@ -588,7 +575,6 @@ static inline double update_compact_contact(subadmm *d, const sg_problem *p, int
  * Euclidean with the De Saxce term), z_ij (35), and the owners' J^T sums. Returns the largest
  * squared ||J_ij vhat_j - z_ij|| of its pairs. */
 static double update_constraint(subadmm *d, const sg_problem *p, int i, double *lambda, double beta, double inv_beta) {
-  const double alpha = d->relax, inv_alpha = 1.0 / alpha;
   int rows = sg_con_rows(p->kind[i]), q0 = p->con_pair[i], q1 = p->con_pair[i + 1], nz = q1 - q0;
   const double inv_nz = nz == 2 ? 0.5 : 1.0 / nz;
   double *li = lambda + p->con_row[i];
@@ -617,15 +603,9 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
     }
   }
   for (int q = q0; q < q1; ++q) {
-    double w[3], dp = 0, z_here[3] = {0, 0, 0}, *z = d->keep_z ? d->z + 3 * q : z_here;
-    for (int r = 0; r < rows; ++r) {
-      /* recover J v from y = beta (alpha J v + (1 - alpha) z_old) - lambda_old */
-      double jv = ((d->y[3 * q + r] + li[r]) * inv_beta - (1 - alpha) * z[r]) * inv_alpha;
-      z[r] = (d->y[3 * q + r] + ln[r]) * inv_beta; /* (35) */
-      dp += (jv - z[r]) * (jv - z[r]);
-      w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij - u_ij with u_ij = -lambda_i (39) */
-    }
-    theta_p = max2(theta_p, dp); /* squared; one sqrt at the end */
+    double w[3], z_here[3] = {0, 0, 0}, *z = d->keep_z ? d->z + 3 * q : z_here;
+    theta_p = max2(theta_p, pair_slack(d, d->y + 3 * q, li, ln, z, rows, inv_beta)); /* squared; one sqrt at the end */
+    for (int r = 0; r < rows; ++r) w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij - u_ij with u_ij = -lambda_i (39) */
     int j = p->pair_sub[q];
     if (!d->sub_mine[j]) continue; /* the owner accumulates */
     if (sg_problem_pair_is_compact(p, q)) {
