@@ -89,6 +89,9 @@ typedef struct {
   const int64_t *hook_state;
   int n_hook_state;
   const char *hook_names; /* NULL: "" */
+  /* the solver's warm penalty (sg_solver.warm_penalty; 0: none), so that a restart continues as the
+   * run would have */
+  double solver_penalty;
 } sg_checkpoint_extras;
 
 /* Write a checkpoint of s, prm and x atomically: to a temporary name beside path, synced, then
@@ -116,6 +119,7 @@ typedef struct {
   int64_t *hook_state; /* for sg_stepper_set_hook_state */
   int n_hook_state;
   char hook_names[SG_CHECKPOINT_NAMES_LEN];
+  double solver_penalty; /* for sg_solver_set_warm_penalty (0 in files that carry none) */
 } sg_checkpoint_info;
 void sg_checkpoint_info_free(sg_checkpoint_info *info);
 

@@ -81,6 +81,8 @@ struct sg_solver {
   sg_monitor_fn monitor_fn; /* NULL: no monitor */
   void *monitor_ctx;
   const sg_problem *setup_for; /* the problem setup was done for, until the solve that consumes it */
+  double warm_penalty; /* > 0: the penalty the last solve ended with, for an AL solver to start from
+                        * (sg_solver_set_warm_penalty); 0: the solver's own initial rule */
 };
 
 sg_err sg_solver_register(const sg_solver_ops *ops);
@@ -95,6 +97,10 @@ sg_err sg_solver_set_from_options(sg_solver *s);  /* reads -solver_max_it, -solv
 sg_err sg_solver_setup(sg_solver *s, const sg_problem *p);
 sg_err sg_solver_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info);
 void sg_solver_reset(sg_solver *s);
+/* The penalty to start the next setup from (a time stepper passes the last step's sg_solve_info.beta,
+ * as it passes lambda): consecutive steps' problems are alike, so the penalty the adaptive rule
+ * reached is a better start than the cold rule. 0 forgets it. Solvers without a penalty ignore it. */
+void sg_solver_set_warm_penalty(sg_solver *s, double beta);
 void sg_solver_view(const sg_solver *s, FILE *f);
 void sg_solver_destroy(sg_solver **s);
 

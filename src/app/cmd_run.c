@@ -97,9 +97,9 @@ static sg_err check_output_paths(MPI_Comm comm, const run_options *o, const char
 
 /* A checkpoint of the run now: the scene, the warm start, the hooks' state, and the fingerprint of
  * the scene file the run started from. */
-static sg_err write_checkpoint(MPI_Comm comm, sg_stepper *st, const sg_scene *s, const sg_step_params *prm,
-                               const char *path, uint64_t scene_hash) {
-  sg_checkpoint_extras x = {.scene_hash = scene_hash};
+static sg_err write_checkpoint(MPI_Comm comm, sg_stepper *st, const sg_solver *solver, const sg_scene *s,
+                               const sg_step_params *prm, const char *path, uint64_t scene_hash) {
+  sg_checkpoint_extras x = {.scene_hash = scene_hash, .solver_penalty = solver->warm_penalty};
   char names[SG_CHECKPOINT_NAMES_LEN];
   int64_t *words = NULL;
   x.warm = sg_stepper_warm_written(st, &x.n_warm);
@@ -175,6 +175,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err) err = sg_error_collective(comm, sg_fclib_dump_check(comm, &o.dump, start_step, n_total, scene_path, o.out, o.checkpoint));
   if (!err) err = sg_error_collective(comm, sg_stepper_create(comm, &s, &prm, solver, &st));
   if (!err && o.restarting) err = sg_error_collective(comm, sg_stepper_set_warm(st, ck.warm, ck.n_warm));
+  if (!err && o.restarting) sg_solver_set_warm_penalty(solver, ck.solver_penalty);
   if (!err && o.restarting)
     err = sg_error_collective(comm, sg_stepper_set_hook_state(st, ck.hook_state, ck.n_hook_state, ck.hook_names));
   sg_checkpoint_info_free(&ck);
@@ -240,7 +241,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     }
     err = sg_error_collective(comm, err);
     if (!err && o.checkpoint_every > 0 && g % o.checkpoint_every == 0) {
-      err = write_checkpoint(comm, st, &s, &prm, o.checkpoint, scene_hash);
+      err = write_checkpoint(comm, st, solver, &s, &prm, o.checkpoint, scene_hash);
       if (!err) last_ckpt = g;
     }
     if (!err && g == o.dump.step) {

@@ -161,6 +161,7 @@ typedef struct {
   const int64_t *hooks;
   int n_hooks;
   const char *names;
+  double penalty; /* the solver's warm penalty (0: none) */
 } ckpt_state;
 
 static uint64_t hooks_hash(uint64_t h, const ckpt_state *c) {
@@ -203,6 +204,7 @@ static uint64_t state_hash(MPI_Comm comm, const sg_scene *s, const ckpt_state *c
   h = fnv_i64(h, next_gid_of(comm, s));
   h = fnv_i64(h, (int64_t)nw_total);
   h = fnv_le(h, contacts, 8);
+  if (c->penalty != 0) h = fnv_f64s(h, &c->penalty, 1); /* files without one keep their fingerprint */
   return hooks_hash(h, c);
 }
 
@@ -363,7 +365,7 @@ static sg_err check_hooks_agree(MPI_Comm comm, const char *path, const ckpt_stat
 
 /* The root attributes: what the file is, where the run stood, its options, the fingerprints. */
 static sg_err write_header(hid_t file, const char *path, const sg_scene *s, const sg_step_params *prm,
-                           uint64_t shash, uint64_t xhash) {
+                           uint64_t shash, uint64_t xhash, double penalty) {
   int64_t step = s->state.step;
   sg_err err = sg_h5_attr_write_int(file, "format_version", SG_CKPT_FORMAT_VERSION, path);
   if (!err) err = sg_h5_attr_write_str(file, "kind", SG_KIND_CKPT, path);
@@ -375,6 +377,7 @@ static sg_err write_header(hid_t file, const char *path, const sg_scene *s, cons
   if (!err) err = attr_write(file, "contact_erp", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prm->erp, path);
   if (!err) err = attr_write(file, "scene_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &shash, path);
   if (!err) err = attr_write(file, "state_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &xhash, path);
+  if (!err) err = attr_write(file, "solver_penalty", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &penalty, path);
   return err;
 }
 
@@ -383,7 +386,7 @@ static sg_err write_contents(MPI_Comm comm, hid_t file, const char *path, const 
                              uint64_t shash, const ckpt_state *c) {
   uint64_t xhash = state_hash(comm, s, c);
   hid_t dxpl = H5I_INVALID_HID;
-  sg_err err = write_header(file, path, s, prm, shash, xhash);
+  sg_err err = write_header(file, path, s, prm, shash, xhash, c->penalty);
   if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
   err = sg_error_collective(comm, err);
   if (!err) err = sg_scene_group_write(comm, file, path, s, dxpl); /* collective errors */
@@ -400,7 +403,7 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
   MPI_Comm_rank(comm, &rank);
   if (sg_io_n_global(comm, s) < 1) return sg_error_set(SG_ERR_ARG, "cannot write %s: the scene has no bodies", path);
   ckpt_state c = {s->state.step, s->state.time, x->warm, warm_rows_here(comm, s, x->n_warm), x->hook_state, x->n_hook_state,
-                  x->hook_names ? x->hook_names : ""};
+                  x->hook_names ? x->hook_names : "", x->solver_penalty};
   SG_CHECK(sg_error_collective(comm, check_hooks_agree(comm, path, &c)));
   char *tmp = sg_fs_tmp_name(comm, path, ".tmp");
   if (!tmp) return sg_error_collective(comm, SG_ERR_MEM);
@@ -541,6 +544,12 @@ static sg_err read_header(hid_t file, const char *path, sg_checkpoint_info *info
   if (!err) err = attr_read(file, "theta", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info->theta, path);
   if (!err) err = attr_read(file, "scene_hash", H5T_INTEGER, H5T_NATIVE_UINT64, &info->scene_hash, path);
   if (!err) err = attr_read(file, "state_hash", H5T_INTEGER, H5T_NATIVE_UINT64, state, path);
+  /* optional: checkpoints written before the solver's penalty was carried have none */
+  info->solver_penalty = 0;
+  if (!err && H5Aexists(file, "solver_penalty") > 0)
+    err = attr_read(file, "solver_penalty", H5T_FLOAT, H5T_NATIVE_DOUBLE, &info->solver_penalty, path);
+  if (!err && !(isfinite(info->solver_penalty) && info->solver_penalty >= 0))
+    err = sg_error_set(SG_ERR_FORMAT, "%s: invalid root attribute solver_penalty (%g)", path, info->solver_penalty);
   info->step = step;
   if (!err && (!isfinite(info->dt) || info->dt <= 0 || !isfinite(info->theta) || info->theta < 0 || info->theta >= 1))
     err = sg_error_set(SG_ERR_FORMAT, "%s: invalid run options in the checkpoint (dt %g, theta %g)", path, info->dt,
@@ -598,7 +607,7 @@ static sg_err read_body(MPI_Comm comm, hid_t file, const char *path, uint64_t st
   err = sg_error_collective(comm, err);
   if (err) return err;
   ckpt_state c = {info->step, info->time, info->warm, warm_rows_here(comm, ck, info->n_warm), info->hook_state,
-                  info->n_hook_state, info->hook_names};
+                  info->n_hook_state, info->hook_names, info->solver_penalty};
   if (state_hash(comm, ck, &c) != stored)
     err = sg_error_set(SG_ERR_FORMAT, "%s: corrupted checkpoint: the state does not match its state_hash", path);
   return err; /* the same on every rank */

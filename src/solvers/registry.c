@@ -131,6 +131,8 @@ sg_err sg_solver_solve(sg_solver *s, const sg_problem *p, double *v, double *lam
   return err;
 }
 
+void sg_solver_set_warm_penalty(sg_solver *s, double beta) { s->warm_penalty = isfinite(beta) && beta > 0 ? beta : 0; }
+
 void sg_solver_reset(sg_solver *s) {
   if (s->ops->reset) s->ops->reset(s);
   s->setup_for = NULL;

@@ -29,9 +29,11 @@
 typedef struct {
   double gamma;      /* -subadmm_gamma: residual ratio that triggers the adaptive penalty (43) */
   double beta_user;  /* -subadmm_beta: fixed initial penalty (0: pseudo-density rule) */
+  double beta_factor; /* -subadmm_beta_factor: the pseudo-density rule's multiple */
   double beta_setup; /* the penalty setup factorized H_j with */
   int any_sub, any_con; /* some rank has a subsystem, a constraint (setup) */
   int adapt;         /* -subadmm_adapt */
+  int beta_warm;     /* -subadmm_beta_warm: start from the solver's warm penalty when it has one */
   double relax;      /* -subadmm_relax: over-relaxation alpha of J v in (35) */
   int check_every;   /* -subadmm_check_every: iterations between residual checks */
   int max_restarts;  /* -subadmm_restarts: restarts from the saved iterate after a blow-up */
@@ -87,6 +89,8 @@ static sg_err subadmm_create(sg_solver *s) {
   if (!d) return SG_ERR_MEM;
   d->gamma = 10.0;
   d->adapt = 1;
+  d->beta_factor = 10.0;
+  d->beta_warm = 0;
   d->relax = 1.0;
   d->check_every = 1;
   d->max_restarts = 2;
@@ -101,7 +105,12 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
                        "adaptive penalty (43): rescale beta when theta_p/theta_d leaves [1/gamma, gamma]", &d->gamma));
   SG_CHECK(sg_opt_real("-subadmm_beta", 0.0, 0.0, 1e30,
                        "initial penalty beta (0: geometric mean of the pseudo-densities)", &d->beta_user));
+  SG_CHECK(sg_opt_real("-subadmm_beta_factor", d->beta_factor, 1e-6, 1e6,
+                       "the initial penalty is this multiple of the pseudo-density rule", &d->beta_factor));
   SG_CHECK(sg_opt_bool("-subadmm_adapt", 1, "adapt beta by (43)", &d->adapt));
+  SG_CHECK(sg_opt_bool("-subadmm_beta_warm", d->beta_warm,
+                       "start each step from the penalty the previous step ended with (a stepper's warm penalty) rather than the pseudo-density rule",
+                       &d->beta_warm));
   char cone[16];
   SG_CHECK(sg_opt_choice("-subadmm_cone", "strict", "strict|desaxce", "contact operator in (38): the strict operator (17), or the Euclidean cone projection with the De Saxce term of the previous iterate (as CANAL (21))", cone, sizeof cone));
   d->desaxce = !strcmp(cone, "desaxce");
@@ -451,7 +460,7 @@ static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) 
   long long count = n;
   MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG_LONG, MPI_SUM, d->comm);
   free(logs);
-  *beta = count ? exp(sum / (double)count) : 1.0;
+  *beta = d->beta_factor * (count ? exp(sum / (double)count) : 1.0);
   return SG_OK;
 }
 
@@ -810,6 +819,25 @@ static sg_err setup_anderson(subadmm *d, const sg_problem *p, int nv, int nrow) 
   return SG_OK;
 }
 
+/* The initial penalty and the factorizations of H_j (40)-(41) with it: -subadmm_beta, else the warm
+ * penalty (the previous step's final beta: the adaptive rule (43) need not climb again from the
+ * cold rule every step), else the pseudo-density rule. A warm penalty that no longer factorizes
+ * (the problem changed more than a step usually changes it) is dropped for the cold rule. */
+static sg_err setup_penalty(sg_solver *s, const sg_problem *p, double *beta) {
+  subadmm *d = s->data;
+  *beta = d->beta_user;
+  if (!(*beta > 0) && d->beta_warm && s->warm_penalty > 0) {
+    sg_err err = sg_error_collective(d->comm, factorize_or_fault(d, p, s->warm_penalty, "factorization"));
+    if (err != SG_ERR_NUMERIC) {
+      *beta = s->warm_penalty;
+      return err;
+    }
+    sg_error_clear();
+  }
+  if (!(*beta > 0)) SG_CHECK(sg_error_collective(d->comm, initial_beta(d, p, beta)));
+  return sg_error_collective(d->comm, factorize_or_fault(d, p, *beta, "factorization"));
+}
+
 /* The halo plan, the pair counts, the initial penalty and the factorizations of H_j (40)-(41). */
 static sg_err subadmm_setup(sg_solver *s, const sg_problem *p) {
   subadmm *d = s->data;
@@ -829,9 +857,8 @@ static sg_err subadmm_setup(sg_solver *s, const sg_problem *p) {
   if (!err) err = build_halo(d, p);
   SG_CHECK(sg_error_collective(d->comm, err));
   count_pairs(d, p);
-  double beta = d->beta_user;
-  if (!(beta > 0)) SG_CHECK(sg_error_collective(d->comm, initial_beta(d, p, &beta)));
-  SG_CHECK(sg_error_collective(d->comm, factorize_or_fault(d, p, beta, "factorization")));
+  double beta = 0;
+  SG_CHECK(setup_penalty(s, p, &beta));
   d->beta_setup = beta;
   sg_timer_add(SG_PHASE_FACTOR, t0);
   return SG_OK;
@@ -987,7 +1014,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
 static void subadmm_view(const sg_solver *s, FILE *f) {
   const subadmm *d = s->data;
   if (d->beta_user > 0) fprintf(f, "  initial beta %g (-subadmm_beta)\n", d->beta_user);
-  else fprintf(f, "  initial beta: pseudo-density rule\n");
+  else fprintf(f, "  initial beta: %spseudo-density rule\n", d->beta_warm ? "the previous step's final beta (-subadmm_beta_warm), else the " : "");
   fprintf(f, "  adaptive beta (43): %s, gamma %g; over-relaxation %g; residual check every %d iteration(s)\n",
           d->adapt ? "on" : "off", d->gamma, d->relax, d->check_every);
   fprintf(f, "  cone: %s", d->desaxce ? "desaxce" : "strict");

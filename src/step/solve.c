@@ -70,6 +70,8 @@ static sg_err solve_once(sg_stepper *st, sg_solve_info *info) {
   sg_stepper_warm_start_velocity(st);
   if (st->size > 1 && st->solver->ops->layout == SG_SOLVER_WHOLE) SG_CHECK(solve_whole(st, info));
   else SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, info));
+  /* the next solve starts from this one's final penalty, as it starts from its lambda */
+  sg_solver_set_warm_penalty(st->solver, info->beta);
   if (st->size > 1 && st->prm.repartition_imbalance > 0) st->imbalance = measure_imbalance(st);
   sg_err err = SG_OK;
   for (int i = 0; i < st->n_local && !err; ++i)

@@ -3,6 +3,8 @@
 #  (a) a run restarted from a checkpoint (on 4 ranks, and on 1) is bit for bit the run that went
 #      straight through (on 2 ranks): frames at every common time, per-step statistics, the state
 #      stored in the checkpoints;
+#  (a') the same for the pile with -subadmm_beta_warm (the solver's penalty goes through the
+#      checkpoint), restarted on 3 ranks;
 #  (b) a checkpoint of another scene is refused, naming the hash mismatch, and nothing is written;
 #  (c) a truncated or damaged checkpoint, a file that is no checkpoint, a -dt that differs: one
 #      clear error line each, nothing written;
@@ -86,6 +88,24 @@ for scene in pile stack; do
     matches_frame restart1.ckpt.h5 straight.h5
   cd "$SCRATCH" || exit 1
 done
+
+section "(a') pile with -subadmm_beta_warm: the checkpoint carries the solver's penalty, the restart on 3 ranks continues bit for bit"
+mkdir -p a_warm && cd a_warm || exit 1
+WARM=(-subadmm_beta_warm 1 "${RUN_OPTS[@]}")
+# shellcheck disable=SC2086
+sg_run straight $MPIEXEC -n 2 "$SG" run ../pile.h5 -o straight.h5 -t_final "$T100" "${WARM[@]}"
+ran_ok "straight run with the warm penalty (2 ranks)"
+# shellcheck disable=SC2086
+sg_run half $MPIEXEC -n 2 "$SG" run ../pile.h5 -o half.h5 -t_final "$T50" -checkpoint_every 50 "${WARM[@]}"
+ran_ok "run to step 50 with the warm penalty"
+check "half.ckpt.h5 holds a positive solver_penalty" "$PY" -c \
+  "import h5py, sys; sys.exit(0 if h5py.File('half.ckpt.h5', 'r').attrs['solver_penalty'] > 0 else 1)"
+# shellcheck disable=SC2086
+sg_run restart3 $MPIEXEC -n 3 "$SG" run ../pile.h5 -restart half.ckpt.h5 -o restart3.h5 -t_final "$T100" "${WARM[@]}"
+ran_ok "restart from step 50 on 3 ranks with the warm penalty"
+pycheck "restart (3 ranks, warm penalty): frames equal the straight run's" frames_equal straight.h5 restart3.h5 11
+pycheck "restart (3 ranks, warm penalty): statistics continue the straight run's" stats_continue straight.h5 restart3.h5
+cd "$SCRATCH" || exit 1
 
 # expect_error NAME PATTERN... -- ARGS...: `signorini ARGS` in the empty folder errors/NAME fails
 # with exactly one error line containing every PATTERN, and writes nothing there.
