@@ -429,24 +429,48 @@ static sg_err factorize_or_fault(subadmm *d, const sg_problem *p, double beta, c
   return sg_fault_check(fault_phase, sg_fault_step());
 }
 
+/* The diagonal of sum_i J_ij^T J_ij of each of my subsystems that is not a rigid body's (dof != 6),
+ * into g (laid out as v). */
+static void gram_diagonals(const subadmm *d, const sg_problem *p, double *g) {
+  for (int k = 0; k < d->n_my_con; ++k) {
+    int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
+    double buf[SG_COMPACT_BLOCK];
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      int j = p->pair_sub[q], dof = p->sub_dof[j];
+      if (!d->sub_mine[j] || dof == 6) continue;
+      const double *J = sg_problem_pair_block(p, i, q, buf);
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < dof; ++c) g[p->sub_off[j] + c] += J[r * dof + c] * J[r * dof + c];
+    }
+  }
+}
+
 /* Initial penalty: geometric mean over subsystems with constraints of the pseudo-density
- * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a block is its largest
- * diagonal entry (the body mass for a rigid body). Each rank sums the logarithms of its own
+ * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a rigid body's block is its
+ * largest diagonal entry (the body mass). A tree's diagonal entries are moments of inertia about its
+ * joints (m l^2), which its contacts' rows meet with their levers l (J ~ l): its mass is the largest
+ * A_cc / (mean over its pairs of (J^T J)_cc), the mass its contacts feel on velocity c, so that
+ * beta J^T J is of the order of A for it as for a rigid body (its largest diagonal entry would make
+ * beta J^T J larger than A by (l / unit length)^2, and the penalty's slow primal-dual balance then
+ * stalls the iteration). Each rank sums the logarithms of its own
  * subsystems (whose pair counts are complete: every constraint touching them is here) and the sum
  * over ranks is exact (sg_sum_reproducible), so beta has the same bits whatever P. */
 static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) {
   double *logs = sg_calloc((size_t)d->n_my_sub + 1, sizeof *logs, "SubADMM pseudo-densities");
-  SG_CHECK(sg_error_collective(d->comm, logs ? SG_OK : SG_ERR_MEM)); /* before the reduction below */
+  double *gram = sg_calloc((size_t)sg_problem_n_v(p) + 1, sizeof *gram, "SubADMM pseudo-densities");
+  SG_CHECK(sg_error_collective(d->comm, logs && gram ? SG_OK : SG_ERR_MEM)); /* before the reduction below */
+  gram_diagonals(d, p, gram);
   int n = 0;
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k];
     if (!d->sub_npairs[j]) continue;
     int dof = p->sub_dof[j];
-    const double *A = p->A + p->sub_aoff[j];
+    const double *A = p->A + p->sub_aoff[j], *g = gram + p->sub_off[j];
     double m = 0;
-    for (int c = 0; c < dof; ++c) m = fmax(m, A[c * dof + c]);
+    for (int c = 0; c < dof; ++c) m = fmax(m, dof == 6 ? A[c * dof + c] : g[c] > 0 ? A[c * dof + c] * d->sub_npairs[j] / g[c] : 0.0);
     logs[n++] = log(m / d->sub_npairs[j]);
   }
+  free(gram);
   double sum = sg_sum_reproducible(d->comm, logs, n);
   long long count = n;
   MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG_LONG, MPI_SUM, d->comm);
