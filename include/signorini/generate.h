@@ -65,4 +65,18 @@ enum {
   SG_CHAIN_GEOM_CAPSULE = 2  /* each link a capsule of `radius` from its joint to its bob */
 };
 sg_err sg_chain_add(sg_scene *s, const sg_chain *c, int *index);
+
+/* A quadruped of the Laikago's proportions (gen_quadruped.c): one tree body of 13 links and 18
+ * velocities (a floating base, four legs of hip abduction, hip flexion and knee joints), a box, capsules
+ * and sphere feet as link geoms, PD gains kp, kd on every joint with the standing pose as targets
+ * (thighs at `crouch` rad, knees at -2 crouch), standing with its feet on the plane z = pos[2] below
+ * (pos[0], pos[1]), at rest; material `material`. Its base's height above the feet's plane is
+ * sg_quadruped_stand_height. */
+typedef struct {
+  double pos[3], kp, kd, crouch;
+  int material;
+} sg_quadruped;
+sg_err sg_quadruped_add(sg_scene *s, const sg_quadruped *q, int *index);
+double sg_quadruped_stand_height(const sg_quadruped *q);
+sg_err sg_generate_quadruped(sg_scene *s);
 #endif
