@@ -249,9 +249,10 @@ void sg_surface_free(sg_surface *w);
  * its frame datasets; frame f (at times[f]) shows the ids [0, n_ids[f]); walls (may be NULL or
  * empty) is drawn as a static triangle grid, its numbers inline; moving (may be NULL or empty), the
  * kinematic walls, as one grid per frame: its triangles from /walls/moving_triangles, its vertices
- * from frame f of /frames/wall_position (traj_walls.c). */
+ * from frame f of /frames/wall_position (traj_walls.c); n_links links and n_geoms link geoms of trees
+ * as points per frame (traj_trees.c; 0: none). */
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
-                     const long long *n_ids, long long n_frames, long long n_links, const sg_surface *walls,
+                     const long long *n_ids, long long n_frames, long long n_links, long long n_geoms, const sg_surface *walls,
                      const sg_surface *moving);
 
 /* --- h5util.c: block reads ---------------------------------------------------------------------- */
