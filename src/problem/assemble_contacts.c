@@ -50,10 +50,11 @@ sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt) {
   return sg_units_from_scales(m, l, dt);
 }
 
-/* Room for the widest held body's A (dof x dof) and b, and a contact's two Jacobian blocks. */
+/* Room for the widest held body's A (dof x dof), b and sparsity, and a contact's two Jacobian blocks. */
 typedef struct {
   double *A, *b, *J[2];
   double *mem;
+  int *parent;
 } scratch;
 
 static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
@@ -61,7 +62,12 @@ static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
   for (int i = 0; i < s->n; ++i)
     if (!s->fixed[i] && (size_t)sg_body_dof(s, i) > d) d = (size_t)sg_body_dof(s, i);
   w->mem = sg_calloc(d * d + 7 * d, sizeof *w->mem, "assembly blocks");
-  if (!w->mem) return SG_ERR_MEM;
+  w->parent = sg_calloc(d, sizeof *w->parent, "assembly sparsity");
+  if (!w->mem || !w->parent) {
+    free(w->mem);
+    free(w->parent);
+    return SG_ERR_MEM;
+  }
   w->A = w->mem;
   w->b = w->A + d * d;
   w->J[0] = w->b + d;
@@ -69,12 +75,16 @@ static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
   return SG_OK;
 }
 
-/* Subsystem of a moving body: its A_j and b_j from its kind (paper 002 (8), (29)). */
+/* Subsystem of a moving body: its A_j and b_j from its kind (paper 002 (8), (29)), and its sparsity
+ * when the kind gives one. */
 static sg_err add_body(const sg_scene *s, int i, const sg_step_params *prm, const sg_units *u, sg_problem *p,
                        const scratch *w, int *sub) {
   const sg_body_kind_ops *kind = sg_body_kind_of(s, i);
   kind->subsystem(s, i, u, prm->dt, prm->theta, w->A, w->b);
-  return sg_problem_add_subsystem(p, kind->dof(s, i), w->A, w->b, s->gid[i], sub);
+  SG_CHECK(sg_problem_add_subsystem(p, kind->dof(s, i), w->A, w->b, s->gid[i], sub));
+  if (!kind->dof_parents) return SG_OK;
+  kind->dof_parents(s, i, w->parent);
+  return sg_problem_set_dof_parents(p, *sub, w->parent);
 }
 
 /* Velocity (SI) of the material point x of link `link` of body i at the start of the step: a rigid
@@ -216,5 +226,6 @@ sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_
   }
   for (int k = 0; k < c->n && !err; ++k) err = add_contact(s, &c->c[k], prm, u, p, sub_of_body, &w, prm->dense_jacobians);
   free(w.mem);
+  free(w.parent);
   return err;
 }
