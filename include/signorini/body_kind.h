@@ -38,6 +38,10 @@ typedef struct {
    * M_k (v_{k+1} - v_k) = f_k dt + J^T lambda with v_{k+1} = (vhat - theta v_k) / (1 - theta),
    * A_j = M_k / (1 - theta) and b_j = A_j v_k + f_k dt. A tree's M_k is its CRBA mass matrix. */
   void (*subsystem)(const sg_scene *s, int i, const sg_units *u, double dt, double theta, double *A, double *b);
+  /* Optional (NULL: A_j is dense): the sparsity of body i's A_j, as a kinematic tree of its unknowns
+   * (problem.h, sg_problem_set_dof_parents): parent[k] the unknown whose motion unknown k's rides on
+   * (-1: a root), so that the solver may factorize through it (la.h, ltl_factor; paper 002 (40)-(41)). */
+  void (*dof_parents)(const sg_scene *s, int i, int *parent);
   /* J (rows x dof): row k maps body i's unknowns to the velocity, along dirs[3k..3k+3) (unit
    * world vectors: a contact's n, t1, t2), of the material point `point` (world, m) of link `link`
    * (0 for a body of one link), times sign. This is J_ij = J_{i,b} J_{b,j} of paper 002 (29)-(31):

@@ -8,6 +8,7 @@
 
 typedef struct {
   int a, b;            /* local body indices; the normal points from b toward a */
+  int link_a, link_b;  /* the link of a tree body the contact is on (its geom's link; 0 for other bodies) */
   int64_t gid_a, gid_b;
   sg_contact_point cp; /* point, normal, gap, feature */
   double shift[3];     /* B is met through a periodic boundary at its position + shift (else 0):
@@ -76,7 +77,15 @@ void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3
 /* Narrow-phase reach of the pair: margin + dt |v_i - v_j| + rotation sweeps of i and j. The
  * same value whatever the order of i and j. */
 double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt);
-/* Broad + narrow phase: the contacts of the candidate pairs with gap < sg_pair_reach. */
+/* Contacts of the trees' link geoms (src/collision/tree_contacts.c), appended to out unsorted:
+ * each tree body's geoms (tree.h, sg_link_geom) against the other bodies of s, against the geoms of
+ * the other trees and against those of its own links but the joined ones (sg_tree_links_joined).
+ * A contact on a geom has the geom's tree body as its side, the geom's link in link_a or link_b,
+ * and the geoms' indices + 1 in the feature's top 16 bits (A's in bits 24-31, B's in 16-23; 0: not a
+ * geom), so its identity (gid_a, gid_b, feature) names the geoms. */
+sg_err sg_find_tree_contacts(const sg_scene *s, double margin, double dt, sg_contacts *out);
+/* Broad + narrow phase: the contacts of the candidate pairs with gap < sg_pair_reach, and those of
+ * the trees' link geoms (sg_find_tree_contacts). */
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out);
 
 /* Periodic boundaries (src/collision/periodic.c). The images of one search: bodies

@@ -50,12 +50,33 @@ sg_err sg_generate_chain(sg_scene *s);
 /* An n-link pendulum (gen_chain.c): a tree body whose links are massless rods of `length` with a bob
  * (a solid sphere of `mass`, `radius`) at the end, joined by revolute joints about y (or spherical
  * joints), hanging from `pivot`, straight and tilted by theta0 (rad) from the vertical, at rest.
- * Revolute joints may have limits (rad; -inf, +inf: none) and PD gains (kp, kd, target; 0, 0: none).
+ * Revolute joints may have limits (rad; -inf, +inf: none) and PD gains (kp, kd, target; 0, 0: none);
+ * the links may carry collision geoms (`geom`).
  * Appended to s as a tree body of material 0; its index in *index (may be NULL). */
 typedef struct {
   int n, spherical;
   double length, mass, radius, theta0, pivot[3];
   double limit[2], pd[3];
+  int geom; /* the links' collision geoms: SG_CHAIN_GEOM_* */
 } sg_chain;
+enum {
+  SG_CHAIN_GEOM_NONE = 0,    /* the links touch nothing */
+  SG_CHAIN_GEOM_SPHERE = 1,  /* each bob a sphere of `radius` */
+  SG_CHAIN_GEOM_CAPSULE = 2  /* each link a capsule of `radius` from its joint to its bob */
+};
 sg_err sg_chain_add(sg_scene *s, const sg_chain *c, int *index);
+
+/* A quadruped of the Laikago's proportions (gen_quadruped.c): one tree body of 13 links and 18
+ * velocities (a floating base, four legs of hip abduction, hip flexion and knee joints), a box, capsules
+ * and sphere feet as link geoms, PD gains kp, kd on every joint with the standing pose as targets
+ * (thighs at `crouch` rad, knees at -2 crouch), standing with its feet on the plane z = pos[2] below
+ * (pos[0], pos[1]), at rest; material `material`. Its base's height above the feet's plane is
+ * sg_quadruped_stand_height. */
+typedef struct {
+  double pos[3], kp, kd, crouch;
+  int material;
+} sg_quadruped;
+sg_err sg_quadruped_add(sg_scene *s, const sg_quadruped *q, int *index);
+double sg_quadruped_stand_height(const sg_quadruped *q);
+sg_err sg_generate_quadruped(sg_scene *s);
 #endif

@@ -81,6 +81,12 @@ void inertia_world_inv(double *Iw_inv, const double *R, const double *Ibody);
  * Returns SG_ERR_NUMERIC if a pivot is not positive. */
 sg_err chol_factor(int n, const double *A, double *L);
 void chol_solve(int n, const double *L, const double *b, double *x);
+/* A matrix with a kinematic tree's sparsity (src/core/la_tree.c): H (row-major n x n, SPD, H_ij = 0
+ * unless i and j are on one path to the root of the tree parent[], parent[k] < k, -1 for a root)
+ * factorized in place as H = L^T L, L lower triangular with the same sparsity (Featherstone's LTL:
+ * no fill-in; the entries off the paths are left as they were), and H x = b solved in place. */
+sg_err ltl_factor(int n, const int *parent, double *H);
+void ltl_solve(int n, const int *parent, const double *L, double *x);
 /* 6x6 fast paths (the per-body H_b of paper 002 (41)); this L stores the reciprocal of its diagonal. */
 sg_err chol6_factor(const double *A, double *L);
 void chol6_solve(const double *L, const double *b, double *x);

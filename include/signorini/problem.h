@@ -57,12 +57,18 @@ typedef struct {
    * by every rank that owns one of its subsystems. */
   int *sub_owner;
   int has_owners;   /* sub_owner valid for this problem (cleared by sg_problem_reset) */
+  /* The sparsity of a tree's block (optional, paper 002 (40)-(41)): dof_parent[v] (laid out as b)
+   * is, for a subsystem whose A_j has a kinematic tree's sparsity (la.h, ltl_factor), the index
+   * within the subsystem of the unknown's parent (-1: a root), and -2 for a subsystem given none
+   * (dense). Unused while has_dof_parent is 0 (every subsystem dense). */
+  int *dof_parent;
+  int has_dof_parent;
   /* the units of every number above, and the time step the problem advances (s; 0: not a step's
    * problem). Solvers with physical parameters (SAP's stiffness) convert them with these. */
   sg_units units;
   double dt;
   /* capacities */
-  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j, cap_owner, cap_frame, cap_lever;
+  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j, cap_owner, cap_frame, cap_lever, cap_parent;
 } sg_problem;
 
 void sg_problem_reset(sg_problem *p);          /* empty, keeps memory */
@@ -73,6 +79,14 @@ static inline int sg_problem_n_rows(const sg_problem *p) { return p->n_con ? p->
 /* Append a subsystem with dof unknowns, its SPD block A (dof x dof, row-major) and b. */
 sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const double *b,
                                 int64_t gid, int *index);
+/* Give subsystem j the sparsity of a kinematic tree: parent[k] (k < dof) the parent unknown of
+ * unknown k within it, -1 for a root, each parent before its child. The parents of subsystem j, or
+ * NULL when it has none (a dense block). */
+sg_err sg_problem_set_dof_parents(sg_problem *p, int j, const int *parent);
+static inline const int *sg_problem_dof_parents(const sg_problem *p, int j) {
+  return p->has_dof_parent && p->dof_parent[p->sub_off[j]] != -2 ? p->dof_parent + p->sub_off[j] : NULL;
+}
+
 /* Append a constraint touching n_pairs subsystems subs[k] with Jacobian blocks Js[k]
  * (rows x dof(subs[k]), row-major). e has rows entries. stiff/damp used only for soft rows. */
 sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, double mu, double stiff,

@@ -22,7 +22,7 @@
 #include "signorini/problem.h"
 #include "signorini/scene.h"
 
-enum { SG_TREE_MAX_LINKS = 64, SG_TREE_MAX_DOF = 64, SG_TREE_MAX_Q = 7 * SG_TREE_MAX_LINKS };
+enum { SG_TREE_MAX_LINKS = 64, SG_TREE_MAX_DOF = 64, SG_TREE_MAX_Q = 7 * SG_TREE_MAX_LINKS, SG_TREE_MAX_GEOMS = 255 };
 
 typedef enum {
   SG_JOINT_FIXED = 0,     /* no coordinate */
@@ -50,11 +50,25 @@ typedef struct {
   int q_off, v_off;   /* derived: the link's coordinates in q and v */
 } sg_link;
 
+/* A collision geom carried by a link (src/body/tree_geoms.c): a sphere, box or capsule (scene.h sizes)
+ * placed in the link frame. It touches other bodies, walls, other trees' geoms and the geoms of its
+ * own tree's links except those of its own link and of its link's parent and children (the links
+ * a joint holds together overlap there by design). */
+typedef struct {
+  int link;           /* the link carrying it */
+  int shape;          /* SG_SHAPE_SPHERE, SG_SHAPE_BOX or SG_SHAPE_CAPSULE */
+  double size[3];     /* as a body's of that shape (scene.h) */
+  double pos[3];      /* centre in the link frame, m */
+  double quat[4];     /* orientation in the link frame (w, x, y, z) */
+} sg_link_geom;
+
 typedef struct sg_tree {
   int refs;           /* shared by reference among a rank's scenes (sg_tree_ref / sg_tree_release) */
   int64_t body;       /* global id of the scene body that is this tree */
   int n_links, nq, nv;
   sg_link *link;
+  int n_geoms;        /* 0 to SG_TREE_MAX_GEOMS collision geoms of the links (model) */
+  sg_link_geom *geom;
   double *q, *v;      /* state: nq coordinates, nv velocities (SI) */
 } sg_tree;
 
@@ -107,6 +121,20 @@ void sg_tree_energy(const sg_tree *t, const double *q, const double *v, const do
  * step), f = -(C v + G) there, its velocity predicted over theta dt. M: nv x nv; f: nv (SI). */
 sg_err sg_tree_step_terms(const sg_tree *t, const double *q, const double *v, const double g[3], double dt,
                           double theta, double *M, double *f);
+
+/* Link geoms (src/body/tree_geoms.c). Append one (checked by sg_tree_finish). */
+sg_err sg_tree_add_geom(sg_tree *t, const sg_link_geom *g);
+/* Geom g in the world at the kinematics k: its centre and orientation (row-major, geom to world),
+ * and its centre's velocity and its link's angular velocity (world) for the velocities v. */
+void sg_tree_geom_world(const sg_tree *t, const sg_tree_kin *k, int g, double pos[3], double R[9]);
+void sg_tree_geom_motion(const sg_tree *t, const sg_tree_kin *k, int g, const double *v, double vel[3], double w[3]);
+/* Radius of a sphere about the centre of geom g's shape that bounds it. */
+double sg_tree_geom_radius(const sg_link_geom *g);
+/* Must the geoms of links a and b of one tree not touch (the same link, or parent and child)? */
+int sg_tree_links_joined(const sg_tree *t, int a, int b);
+/* Bounds of the tree's geoms at its state (q, v): every point of them lies within *radius of the
+ * first link's origin and moves at most at *speed (0 and 0 without geoms). */
+void sg_tree_geom_bounds(const sg_tree *t, double *radius, double *speed);
 
 /* Joint rows (src/body/tree_rows.c): body i's tree's joint limits as hard rows (paper 002 (3)) and
  * PD control as soft rows (4), appended to p on its subsystem sub, in units u (tree.c), for a step

@@ -47,6 +47,20 @@ static void subsystem(const sg_scene *s, int i, const sg_units *u, double dt, do
   }
 }
 
+/* A joint's first velocity rides on the last velocity of its nearest ancestor that has any (a fixed
+ * joint has none), each further velocity of the joint on the one before it: the CRBA's sparsity
+ * (M_ab = 0 unless a and b are on one path to the root, Featherstone 2008, Sec. 6.5). */
+static void dof_parents(const sg_scene *s, int i, int *parent) {
+  const sg_tree *t = tree_of(s, i);
+  for (int l = 0; l < t->n_links; ++l) {
+    const sg_link *L = &t->link[l];
+    int up = -1;
+    for (int a = L->parent; a >= 0 && up < 0; a = t->link[a].parent)
+      if (sg_joint_nv(t->link[a].type) > 0) up = t->link[a].v_off + sg_joint_nv(t->link[a].type) - 1;
+    for (int k = 0; k < sg_joint_nv(L->type); ++k) parent[L->v_off + k] = k ? L->v_off + k - 1 : up;
+  }
+}
+
 /* Row k: sign dirs_k . (velocity of the point per unit of each velocity), in units u. */
 static void point_jacobian(const sg_scene *s, int i, int link, const double point[3], const double *dirs, int rows,
                            const sg_units *u, double sign, double *J) {
@@ -158,6 +172,7 @@ const sg_body_kind_ops sg_body_tree_ops = {
     .max_dof = SG_TREE_MAX_DOF,
     .dof = dof,
     .subsystem = subsystem,
+    .dof_parents = dof_parents,
     .point_jacobian = point_jacobian,
     .velocity_in_units = velocity_in_units,
     .velocity_to_si = velocity_to_si,

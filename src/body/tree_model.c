@@ -5,6 +5,7 @@
 #include <string.h>
 #include "signorini/body_kind.h"
 #include "signorini/la.h"
+#include "signorini/scene.h"
 #include "signorini/tree.h"
 
 static const int joint_nq[SG_JOINT_TYPES] = {0, 1, 1, 4, 7}, joint_nv[SG_JOINT_TYPES] = {0, 1, 1, 3, 6};
@@ -89,8 +90,32 @@ static sg_err check_link(const sg_tree *t, int l, const char *where) {
   return check_control(L, l, b, where);
 }
 
+/* A geom on a link of the tree, of a shape a moving body may have, with positive finite sizes (a
+ * capsule's half length may be 0), a finite position and a unit orientation. */
+static sg_err check_geom(const sg_tree *t, int g, const char *where) {
+  const sg_link_geom *G = &t->geom[g];
+  const long long b = (long long)t->body;
+  if (G->link < 0 || G->link >= t->n_links)
+    return sg_error_set(SG_ERR_FORMAT, "%s: tree of body %lld: geom %d is on link %d, which the tree (%d links) lacks", where, b, g,
+                        G->link, t->n_links);
+  if (G->shape != SG_SHAPE_SPHERE && G->shape != SG_SHAPE_BOX && G->shape != SG_SHAPE_CAPSULE)
+    return sg_error_set(SG_ERR_FORMAT, "%s: tree of body %lld: geom %d has shape %d, expected 0 (sphere), 1 (box) or 2 (capsule)",
+                        where, b, g, G->shape);
+  const int n_pos = G->shape == SG_SHAPE_BOX ? 3 : 1; /* a sphere's and a capsule's radius, a box's half extents */
+  int ok = finite_n(G->size, 3) && finite_n(G->pos, 3) && finite_n(G->quat, 4) && !(G->shape == SG_SHAPE_CAPSULE && G->size[1] < 0);
+  for (int d = 0; d < n_pos; ++d) ok &= G->size[d] > 0;
+  if (!ok)
+    return sg_error_set(SG_ERR_FORMAT, "%s: tree of body %lld: geom %d (a %s) has a size that is not positive or a number that is "
+                        "not finite", where, b, g, sg_shape_name(G->shape));
+  double qn = sqrt(G->quat[0] * G->quat[0] + G->quat[1] * G->quat[1] + G->quat[2] * G->quat[2] + G->quat[3] * G->quat[3]);
+  if (fabs(qn - 1) > 1e-6)
+    return sg_error_set(SG_ERR_FORMAT, "%s: tree of body %lld: geom %d: orientation is not a unit quaternion", where, b, g);
+  return SG_OK;
+}
+
 sg_err sg_tree_finish(sg_tree *t, const char *where) {
   int nq = 0, nv = 0;
+  for (int g = 0; g < t->n_geoms; ++g) SG_CHECK(check_geom(t, g, where));
   for (int l = 0; l < t->n_links; ++l) {
     SG_CHECK(check_link(t, l, where));
     t->link[l].q_off = nq;
@@ -122,6 +147,7 @@ void sg_tree_release(sg_tree **pt) {
   *pt = NULL;
   if (!t || --t->refs > 0) return;
   free(t->link);
+  free(t->geom);
   free(t->q);
   free(t->v);
   free(t);

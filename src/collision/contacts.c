@@ -2,8 +2,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/body_kind.h"
 #include "signorini/collision.h"
 #include "signorini/la.h"
+#include "signorini/tree.h"
 
 void sg_scene_geom(const sg_scene *s, int i, sg_geom *g) {
   g->shape = s->shape[i];
@@ -34,6 +36,12 @@ static int geometry_moves(const sg_scene *s, int i) { return s->fixed[i] != SG_F
 double sg_body_speed_bound(const sg_scene *s, int i) {
   if (!geometry_moves(s, i)) return 0.0;
   const double *v = s->state.vel + 6 * i;
+  if (s->kind[i] == SG_BODY_TREE) { /* its links move apart from its row: the fastest geom point */
+    const sg_tree *t = sg_scene_tree_by_gid(s, s->gid[i]);
+    double r, speed = 0;
+    if (t) sg_tree_geom_bounds(t, &r, &speed);
+    return fmax(speed, v3_norm(v) + v3_norm(v + 3) * sg_body_bounding_radius(s, i));
+  }
   return v3_norm(v) + v3_norm(v + 3) * sg_body_bounding_radius(s, i);
 }
 
@@ -110,12 +118,14 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
       sg_contact *c = &out->c[out->n++];
       c->a = i;
       c->b = j;
+      c->link_a = c->link_b = 0;
       c->gid_a = s->gid[i];
       c->gid_b = s->gid[j];
       c->cp = m.p[p];
       c->shift[0] = c->shift[1] = c->shift[2] = 0;
     }
   }
+  if (s->n_trees) SG_CHECK(sg_find_tree_contacts(s, margin, dt, out));
   if (out->n > 1) qsort(out->c, (size_t)out->n, sizeof *out->c, cmp_contact);
   return SG_OK;
 }

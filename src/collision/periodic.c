@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/body_kind.h"
 #include "signorini/collision.h"
 #include "signorini/la.h"
 
@@ -47,8 +48,10 @@ int sg_periodic_shifts(const sg_scene *s, double shifts[26][3]) {
   return n;
 }
 
-/* Bodies of at most a quarter of the shortest period have images. */
+/* Bodies of at most a quarter of the shortest period have images; a tree's link geoms are not seen
+ * through the boundary (a tree is no image's body; its contacts with images are dropped as a wall's). */
 static int has_images(const sg_scene *s, int i, double shortest) {
+  if (s->kind[i] == SG_BODY_TREE) return 0;
   const double r = sg_body_bounding_radius(s, i);
   return isfinite(r) && 4 * r < shortest;
 }
@@ -121,7 +124,7 @@ static sg_err fold_images(const sg_scene *s, const sg_images *im, sg_contacts *c
   for (int k = 0; k < c->n; ++k) {
     sg_contact ct = c->c[k];
     const int a_image = ct.a >= im->n_real, b_image = ct.b >= im->n_real;
-    if (a_image || ct.gid_a == ct.gid_b) continue;
+    if (a_image || (ct.gid_a == ct.gid_b && ct.a != ct.b)) continue; /* a body and its image; not a tree's self-contact */
     if (b_image) {
       if (!has_images(s, ct.a, shortest)) continue; /* a wall: not seen through the boundary */
       v3_copy(ct.shift, im->shift + 3 * (ct.b - im->n_real));

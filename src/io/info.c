@@ -24,9 +24,9 @@ static void print_scene(FILE *out, const sg_scene *s) {
   if (kinematic) fprintf(out, " (%d of them kinematic, %d motions)", kinematic, s->n_motions);
   fprintf(out, "\n");
   if (s->n_trees) { /* kinematic trees (tree.h): each one of the bodies above */
-    int links = 0, dof = 0;
-    for (int k = 0; k < s->n_trees; ++k) links += s->trees[k]->n_links, dof += s->trees[k]->nv;
-    fprintf(out, "  trees: %d (%d links, %d degrees of freedom)\n", s->n_trees, links, dof);
+    int links = 0, dof = 0, geoms = 0;
+    for (int k = 0; k < s->n_trees; ++k) links += s->trees[k]->n_links, dof += s->trees[k]->nv, geoms += s->trees[k]->n_geoms;
+    fprintf(out, "  trees: %d (%d links, %d degrees of freedom, %d link geoms)\n", s->n_trees, links, dof, geoms);
   }
   fprintf(out, "  materials: %d\n", s->n_materials);
   fprintf(out, "  gravity: (%g, %g, %g)\n", s->gravity[0], s->gravity[1], s->gravity[2]);

@@ -214,6 +214,18 @@ sg_err sg_meshes_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scen
 sg_err sg_trees_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_trees_check_held(MPI_Comm comm, const sg_scene *s, const char *file);
 sg_err sg_trees_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
+/* The trees' link geoms (src/io/tree_geom_io.c): the optional geom columns of n_trees trees read
+ * whole (count NULL: the file has none); tree `tree`'s, from row `first`, added to t (before
+ * sg_tree_finish checks them); and written (nothing when no tree has a geom). */
+typedef struct {
+  int *count;
+  void *col[5];
+  long long n;
+} sg_tree_geom_columns;
+sg_err sg_tree_geoms_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long n_trees, sg_tree_geom_columns *c);
+sg_err sg_tree_geoms_add(const sg_tree_geom_columns *c, long long tree, long long first, struct sg_tree *t);
+void sg_tree_geom_columns_free(sg_tree_geom_columns *c);
+sg_err sg_tree_geoms_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
 /* The optional /regions group (region_io.c): read after the bodies, written beside them. */
 sg_err sg_regions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_regions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
@@ -237,9 +249,10 @@ void sg_surface_free(sg_surface *w);
  * its frame datasets; frame f (at times[f]) shows the ids [0, n_ids[f]); walls (may be NULL or
  * empty) is drawn as a static triangle grid, its numbers inline; moving (may be NULL or empty), the
  * kinematic walls, as one grid per frame: its triangles from /walls/moving_triangles, its vertices
- * from frame f of /frames/wall_position (traj_walls.c). */
+ * from frame f of /frames/wall_position (traj_walls.c); n_links links and n_geoms link geoms of trees
+ * as points per frame (traj_trees.c; 0: none). */
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
-                     const long long *n_ids, long long n_frames, long long n_links, const sg_surface *walls,
+                     const long long *n_ids, long long n_frames, long long n_links, long long n_geoms, const sg_surface *walls,
                      const sg_surface *moving);
 
 /* --- h5util.c: block reads ---------------------------------------------------------------------- */

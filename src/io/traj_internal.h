@@ -33,12 +33,13 @@ sg_err sg_traj_walls_open(MPI_Comm comm, hid_t file, hid_t dxpl, const char *pat
 sg_err sg_traj_walls_frame(sg_traj_walls *mw, const sg_scene *s, hsize_t f);
 void sg_traj_walls_close(sg_traj_walls *mw);
 /* The trees' links and coordinates at every frame (traj_trees.c): /frames/link_position,
- * link_orientation, link_com and tree_q; d[0] < 0: the scene has no tree. */
-enum { SG_TRAJ_TREE_SETS = 4 };
+ * link_orientation, link_com and tree_q, and the link geoms' /frames/geom_position and
+ * geom_orientation when a tree has geoms (else d[4], d[5] < 0); d[0] < 0: the scene has no tree. */
+enum { SG_TRAJ_TREE_SETS = 6 };
 typedef struct {
   MPI_Comm comm;
   int rank;
-  long long n_links, nq;
+  long long n_links, nq, n_geoms;
   hid_t dxpl, d[SG_TRAJ_TREE_SETS];
   const char *path;
   double *buf;

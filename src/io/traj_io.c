@@ -660,7 +660,7 @@ static sg_err write_xmf(sg_traj_writer *w) {
     const char *slash = strrchr(w->path, '/');
     if (!xmf) xerr = sg_error_set(SG_ERR_MEM, "out of memory naming the .xmf of %s", w->path);
     else
-      xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, w->trees.n_links, &w->walls,
+      xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, w->trees.n_links, w->trees.n_geoms, &w->walls,
                            w->moving.d_xyz >= 0 ? &w->moving.surface : NULL);
     free(xmf);
   }

@@ -1,15 +1,17 @@
 /* The trees of a trajectory (tree.h): at every frame each link's origin, orientation and centre of
  * mass (/frames/link_position [T][L][3], /frames/link_orientation [T][L][4], /frames/link_com
- * [T][L][3], the links of every tree one tree after the other) and the trees' coordinates
- * (/frames/tree_q [T][Q]), written by rank 0, which holds every tree's state (the trees are the same
+ * [T][L][3], the links of every tree one tree after the other), the trees' coordinates
+ * (/frames/tree_q [T][Q]) and, when trees have link geoms, each geom's centre and orientation
+ * (/frames/geom_position [T][G][3], /frames/geom_orientation [T][G][4], laid out as /trees/geom_*), written by rank 0, which holds every tree's state (the trees are the same
  * on every rank after a step, src/hooks/tree_sync.c). Nothing is written when the scene has none. */
 #include <stdlib.h>
 #include <string.h>
 #include "io/traj_internal.h"
+#include "signorini/la.h"
 #include "signorini/tree.h"
 
 static const char *const names[SG_TRAJ_TREE_SETS] = {"frames/link_position", "frames/link_orientation", "frames/link_com",
-                                                     "frames/tree_q"};
+                                                     "frames/tree_q", "frames/geom_position", "frames/geom_orientation"};
 
 sg_err sg_traj_trees_open(MPI_Comm comm, hid_t file, hid_t dxpl, const char *path, const sg_scene *s, sg_traj_trees *tt) {
   memset(tt, 0, sizeof *tt);
@@ -18,23 +20,35 @@ sg_err sg_traj_trees_open(MPI_Comm comm, hid_t file, hid_t dxpl, const char *pat
   tt->dxpl = dxpl;
   tt->path = path;
   for (int k = 0; k < SG_TRAJ_TREE_SETS; ++k) tt->d[k] = H5I_INVALID_HID;
-  for (int k = 0; k < s->n_trees; ++k) tt->n_links += s->trees[k]->n_links, tt->nq += s->trees[k]->nq;
+  for (int k = 0; k < s->n_trees; ++k)
+    tt->n_links += s->trees[k]->n_links, tt->nq += s->trees[k]->nq, tt->n_geoms += s->trees[k]->n_geoms;
   if (s->n_trees == 0) return SG_OK;
-  tt->buf = sg_calloc((size_t)(10 * tt->n_links + tt->nq), sizeof *tt->buf, "tree frames");
+  tt->buf = sg_calloc((size_t)(10 * tt->n_links + tt->nq + 7 * tt->n_geoms), sizeof *tt->buf, "tree frames");
   sg_err err = sg_error_collective(comm, tt->buf ? SG_OK : SG_ERR_MEM);
-  const hsize_t cols[SG_TRAJ_TREE_SETS] = {3, 4, 3, 1}, rows[SG_TRAJ_TREE_SETS] = {tt->n_links, tt->n_links, tt->n_links, tt->nq};
-  for (int k = 0; k < SG_TRAJ_TREE_SETS && !err; ++k) {
+  const hsize_t G = (hsize_t)tt->n_geoms, cols[SG_TRAJ_TREE_SETS] = {3, 4, 3, 1, 3, 4},
+                rows[SG_TRAJ_TREE_SETS] = {tt->n_links, tt->n_links, tt->n_links, tt->nq, G, G};
+  for (int k = 0; k < (G ? SG_TRAJ_TREE_SETS : 4) && !err; ++k) {
     hsize_t dims[3] = {0, rows[k], cols[k]}, maxdims[3] = {H5S_UNLIMITED, rows[k], cols[k]}, chunk[3] = {1, rows[k], cols[k]};
-    const int rank = k == SG_TRAJ_TREE_SETS - 1 ? 2 : 3;
+    const int rank = k == 3 ? 2 : 3; /* tree_q: one row of numbers per frame */
     err = sg_error_collective(comm, sg_h5_dataset_create(file, names[k], H5T_IEEE_F64LE, rank, dims, maxdims, chunk, path, &tt->d[k]));
   }
   return err;
 }
 
+/* Tree t's geoms' centres and orientations (geom to world) at the kinematics k and link orientations lq. */
+static void fill_geoms(const sg_tree *t, const sg_tree_kin *k, const double (*lq)[4], double *pos, double *quat) {
+  for (int g = 0; g < t->n_geoms; ++g) {
+    double R[9];
+    sg_tree_geom_world(t, k, g, pos + 3 * g, R);
+    quat_mul(quat + 4 * g, lq[t->geom[g].link], t->geom[g].quat);
+  }
+}
+
 /* This frame's numbers of every link and tree, packed in the order of the datasets. */
 static void fill(const sg_traj_trees *tt, const sg_scene *s) {
   double *pos = tt->buf, *quat = pos + 3 * tt->n_links, *com = quat + 4 * tt->n_links, *q = com + 3 * tt->n_links;
-  long long l0 = 0, q0 = 0;
+  double *gpos = q + tt->nq, *gquat = gpos + 3 * tt->n_geoms;
+  long long l0 = 0, q0 = 0, g0 = 0;
   sg_tree_kin k;
   for (int j = 0; j < s->n_trees; ++j) {
     const sg_tree *t = s->trees[j];
@@ -45,8 +59,10 @@ static void fill(const sg_traj_trees *tt, const sg_scene *s) {
       memcpy(com + 3 * (l0 + l), k.c[l], 3 * sizeof(double));
     }
     memcpy(q + q0, t->q, (size_t)t->nq * sizeof *q);
+    fill_geoms(t, &k, (const double (*)[4])(quat + 4 * l0), gpos + 3 * g0, gquat + 4 * g0);
     l0 += t->n_links;
     q0 += t->nq;
+    g0 += t->n_geoms;
   }
 }
 
@@ -74,10 +90,12 @@ static sg_err write_row(sg_traj_trees *tt, int k, hsize_t f, const double *x, hs
 sg_err sg_traj_trees_frame(sg_traj_trees *tt, const sg_scene *s, hsize_t f) {
   if (tt->d[0] < 0) return SG_OK;
   if (tt->rank == 0) fill(tt, s);
-  const hsize_t L = (hsize_t)tt->n_links, len[SG_TRAJ_TREE_SETS] = {3 * L, 4 * L, 3 * L, (hsize_t)tt->nq};
+  const hsize_t L = (hsize_t)tt->n_links, G = (hsize_t)tt->n_geoms,
+                len[SG_TRAJ_TREE_SETS] = {3 * L, 4 * L, 3 * L, (hsize_t)tt->nq, 3 * G, 4 * G};
   const double *at = tt->buf;
   sg_err err = SG_OK;
-  for (int k = 0; k < SG_TRAJ_TREE_SETS && !err; at += len[k], ++k) err = write_row(tt, k, f, at, len[k]);
+  for (int k = 0; k < SG_TRAJ_TREE_SETS && !err; at += len[k], ++k)
+    if (tt->d[k] >= 0) err = write_row(tt, k, f, at, len[k]);
   return err;
 }
 

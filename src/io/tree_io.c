@@ -133,8 +133,11 @@ sg_err sg_trees_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl
   if (!sg_h5_exists(loc, "trees")) return SG_OK; /* optional */
   tree_columns c;
   memset(&c, 0, sizeof c);
+  sg_tree_geom_columns gc;
   sg_err err = read_columns(loc, prefix, file, dxpl, &c);
-  long long row = 0;
+  if (!err) err = sg_tree_geoms_read(loc, prefix, file, dxpl, c.n_trees, &gc);
+  else memset(&gc, 0, sizeof gc);
+  long long row = 0, geom_row = 0;
   for (long long k = 0; k < c.n_trees && !err; ++k) {
     sg_tree *t = NULL;
     double g = c.body[k];
@@ -142,14 +145,17 @@ sg_err sg_trees_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl
       err = sg_error_set(SG_ERR_FORMAT, "%s: %s/trees/body row %lld holds %.17g, not an id", file, prefix, k, g);
     if (!err) err = sg_tree_create(c.count[k], (int64_t)g, &t);
     for (int l = 0; l < c.count[k] && !err; ++l) fill_link(&t->link[l], &c, row + l);
+    if (!err) err = sg_tree_geoms_add(&gc, k, geom_row, t);
     if (!err) err = sg_tree_finish(t, file);
     if (!err && (err = sg_scene_add_tree(s, t))) sg_error_append(" (%s)", file);
     sg_tree_release(&t);
     row += c.count[k];
+    geom_row += gc.count ? gc.count[k] : 0;
   }
   if (!err) err = read_state(loc, prefix, file, dxpl, s, &c);
   if (!err) err = check_bodies(s, file);
   columns_free(&c);
+  sg_tree_geom_columns_free(&gc);
   return err;
 }
 
@@ -243,5 +249,6 @@ sg_err sg_trees_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene
   if (!err) err = write_column(loc, file, "trees/v", H5T_IEEE_F64LE, V, 0, x + Q, rank, dxpl);
   if (!err) err = write_control(loc, file, s, L, x, rank, dxpl);
   free(x);
+  if (!err) err = sg_tree_geoms_write(comm, loc, file, s, dxpl);
   return err;
 }

@@ -154,8 +154,25 @@ static void put_links(text *t, const char *h5, long long f, double time, long lo
   put(t, "      </Grid>\n");
 }
 
+/* The trees' link geoms at frame f: their centres as points, with orientation, shape and size (the
+ * scene's /trees/geom_* columns, the same in every frame). */
+static void put_geoms(text *t, const char *h5, long long f, double time, long long T, long long G) {
+  char n1[32], n3[48], n4[48];
+  snprintf(n1, sizeof n1, "%lld", G);
+  snprintf(n3, sizeof n3, "%lld 3", G);
+  snprintf(n4, sizeof n4, "%lld 4", G);
+  long long full3[3] = {T, G, 3}, full4[3] = {T, G, 4}, at[3] = {f, 0, 0}, c3[3] = {1, G, 3}, c4[3] = {1, G, 4};
+  long long s1[1] = {G}, s3[2] = {G, 3}, z[2] = {0, 0}, cn[1] = {G}, col0[2] = {G, 1}, cn3[2] = {G, 3};
+  put_points_grid(t, h5, "link geoms", f, time, G, "/frames/geom_position", full3, at, c3, n3);
+  put_attr(t, h5, "orientation", "Matrix", "/frames/geom_orientation", "Float", 8, 3, full4, at, c4, n4);
+  put_attr(t, h5, "shape", "Scalar", "/scene/trees/geom_shape", "Int", 4, 1, s1, z, cn, n1);
+  put_attr(t, h5, "radius", "Scalar", "/scene/trees/geom_size", "Float", 8, 2, s3, z, col0, n1);
+  put_attr(t, h5, "size", "Vector", "/scene/trees/geom_size", "Float", 8, 2, s3, z, cn3, n3);
+  put(t, "      </Grid>\n");
+}
+
 sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows, const double *times,
-                     const long long *n_ids, long long n_frames, long long n_links, const sg_surface *walls,
+                     const long long *n_ids, long long n_frames, long long n_links, long long n_geoms, const sg_surface *walls,
                      const sg_surface *moving) {
   text t = {0};
   put(&t, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n");
@@ -171,6 +188,11 @@ sg_err sg_xdmf_write(const char *xmf_path, const char *h5_name, long long n_rows
   if (n_links > 0) {
     put(&t, "    <Grid Name=\"links\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     for (long long f = 0; f < n_frames; ++f) put_links(&t, h5_name, f, times[f], n_frames, n_links);
+    put(&t, "    </Grid>\n");
+  }
+  if (n_geoms > 0) {
+    put(&t, "    <Grid Name=\"link geoms\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (long long f = 0; f < n_frames; ++f) put_geoms(&t, h5_name, f, times[f], n_frames, n_geoms);
     put(&t, "    </Grid>\n");
   }
   put(&t, "  </Domain>\n</Xdmf>\n");

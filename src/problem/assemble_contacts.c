@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "signorini/assemble.h"
 #include "signorini/la.h"
+#include "signorini/tree.h"
 
 void sg_contact_frame(const double *n, double *t1, double *t2) {
   /* t1 is n crossed with the world axis least aligned with n: a deterministic function of n, so
@@ -49,10 +50,11 @@ sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt) {
   return sg_units_from_scales(m, l, dt);
 }
 
-/* Room for the widest held body's A (dof x dof) and b, and a contact's two Jacobian blocks. */
+/* Room for the widest held body's A (dof x dof), b and sparsity, and a contact's two Jacobian blocks. */
 typedef struct {
   double *A, *b, *J[2];
   double *mem;
+  int *parent;
 } scratch;
 
 static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
@@ -60,7 +62,12 @@ static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
   for (int i = 0; i < s->n; ++i)
     if (!s->fixed[i] && (size_t)sg_body_dof(s, i) > d) d = (size_t)sg_body_dof(s, i);
   w->mem = sg_calloc(d * d + 7 * d, sizeof *w->mem, "assembly blocks");
-  if (!w->mem) return SG_ERR_MEM;
+  w->parent = sg_calloc(d, sizeof *w->parent, "assembly sparsity");
+  if (!w->mem || !w->parent) {
+    free(w->mem);
+    free(w->parent);
+    return SG_ERR_MEM;
+  }
   w->A = w->mem;
   w->b = w->A + d * d;
   w->J[0] = w->b + d;
@@ -68,12 +75,36 @@ static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
   return SG_OK;
 }
 
-/* Subsystem of a moving body: its A_j and b_j from its kind (paper 002 (8), (29)). */
+/* Subsystem of a moving body: its A_j and b_j from its kind (paper 002 (8), (29)), and its sparsity
+ * when the kind gives one. */
 static sg_err add_body(const sg_scene *s, int i, const sg_step_params *prm, const sg_units *u, sg_problem *p,
                        const scratch *w, int *sub) {
   const sg_body_kind_ops *kind = sg_body_kind_of(s, i);
   kind->subsystem(s, i, u, prm->dt, prm->theta, w->A, w->b);
-  return sg_problem_add_subsystem(p, kind->dof(s, i), w->A, w->b, s->gid[i], sub);
+  SG_CHECK(sg_problem_add_subsystem(p, kind->dof(s, i), w->A, w->b, s->gid[i], sub));
+  if (!kind->dof_parents) return SG_OK;
+  kind->dof_parents(s, i, w->parent);
+  return sg_problem_set_dof_parents(p, *sub, w->parent);
+}
+
+/* Velocity (SI) of the material point x of link `link` of body i at the start of the step: a rigid
+ * row's motion, or, for a tree, its point Jacobian (in SI units) times its velocities. */
+static void body_point_velocity(const sg_scene *s, int i, int link, const double *x, double *u) {
+  if (s->kind[i] != SG_BODY_TREE) {
+    rigid_point_velocity(u, s->state.vel + 6 * i, s->state.pos + 3 * i, x);
+    return;
+  }
+  static const double axes[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const sg_body_kind_ops *kind = sg_body_kind_of(s, i);
+  const sg_units si = sg_units_si();
+  const int dof = kind->dof(s, i);
+  double J[3 * SG_TREE_MAX_DOF], v[SG_TREE_MAX_DOF];
+  kind->point_jacobian(s, i, link, x, axes, 3, &si, 1.0, J);
+  kind->velocity_in_units(s, i, &si, v);
+  for (int r = 0; r < 3; ++r) {
+    u[r] = 0;
+    for (int c = 0; c < dof; ++c) u[r] += J[r * dof + c] * v[c];
+  }
 }
 
 /* The normal velocity of A relative to B at the contact point at the start of the step (m/s; < 0:
@@ -82,8 +113,8 @@ static double approach_velocity(const sg_scene *s, const sg_contact *ct, const d
   double va[3], vb[3], d[3], xa[3], xb[3];
   sg_contact_point_of(ct, 0, xa);
   sg_contact_point_of(ct, 1, xb);
-  rigid_point_velocity(va, s->state.vel + 6 * ct->a, s->state.pos + 3 * ct->a, xa);
-  rigid_point_velocity(vb, s->state.vel + 6 * ct->b, s->state.pos + 3 * ct->b, xb);
+  body_point_velocity(s, ct->a, ct->link_a, xa, va);
+  body_point_velocity(s, ct->b, ct->link_b, xb, vb);
   v3_sub(d, va, vb);
   double ga = s->fixed[ct->a] ? 0.0 : 1.0, gb = s->fixed[ct->b] ? 0.0 : 1.0;
   *gravity_dv = (ga - gb) * dt * v3_dot(n, s->gravity);
@@ -132,10 +163,15 @@ static sg_err add_dense_contact(const sg_scene *s, const sg_contact *ct, const s
   for (int side = 0; side < 2; ++side) {
     const int i = body[side];
     if (s->fixed[i]) continue;
-    sg_body_kind_of(s, i)->point_jacobian(s, i, 0, x[side], frame, 3, u, sign[side], w->J[np]);
+    sg_body_kind_of(s, i)->point_jacobian(s, i, side ? ct->link_b : ct->link_a, x[side], frame, 3, u, sign[side], w->J[np]);
     subs[np] = sub_of_body[i];
     Js[np] = w->J[np];
     np++;
+  }
+  if (np == 2 && ct->a == ct->b) { /* two links of one tree: one block, J_A - J_B on its subsystem */
+    const int n = 3 * sg_body_dof(s, ct->a);
+    for (int k = 0; k < n; ++k) w->J[0][k] += w->J[1][k];
+    np = 1;
   }
   double e[3];
   contact_error(s, ct, frame, x, prm, u, e);
@@ -190,5 +226,6 @@ sg_err sg_assemble_rigid(const sg_scene *s, const sg_contacts *c, const sg_step_
   }
   for (int k = 0; k < c->n && !err; ++k) err = add_contact(s, &c->c[k], prm, u, p, sub_of_body, &w, prm->dense_jacobians);
   free(w.mem);
+  free(w.parent);
   return err;
 }

@@ -9,6 +9,7 @@ void sg_problem_reset(sg_problem *p) {
   p->n_sub = 0;
   p->n_con = 0;
   p->has_owners = 0;
+  p->has_dof_parent = 0;
   p->units = sg_units_si();
   p->dt = 0;
   p->n_j = 0;
@@ -22,7 +23,7 @@ void sg_problem_destroy(sg_problem *p) {
   free(p->sub_dof); free(p->sub_off); free(p->sub_aoff); free(p->A); free(p->b); free(p->sub_gid);
   free(p->kind); free(p->con_row); free(p->e); free(p->mu); free(p->stiff); free(p->damp);
   free(p->con_pair); free(p->pair_sub); free(p->pair_joff); free(p->J); free(p->sub_owner);
-  free(p->frame); free(p->lever);
+  free(p->frame); free(p->lever); free(p->dof_parent);
   memset(p, 0, sizeof *p);
 }
 
@@ -68,6 +69,23 @@ sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const d
   p->sub_aoff[j + 1] = aoff + dof * dof;
   p->n_sub = j + 1;
   if (index) *index = j;
+  if (!p->has_dof_parent) return SG_OK;
+  SG_CHECK(sg_grow((void **)&p->dof_parent, &p->cap_parent, voff + dof, sizeof(int), "problem sparsity"));
+  for (int k = 0; k < dof; ++k) p->dof_parent[voff + k] = -2; /* dense until given a tree's sparsity */
+  return SG_OK;
+}
+
+sg_err sg_problem_set_dof_parents(sg_problem *p, int j, const int *parent) {
+  const int n = sg_problem_n_v(p), off = p->sub_off[j], dof = p->sub_dof[j];
+  for (int k = 0; k < dof; ++k)
+    if (parent[k] < -1 || parent[k] >= k)
+      return sg_error_set(SG_ERR_ARG, "subsystem %lld: unknown %d has parent %d, expected -1 or an earlier unknown",
+                          (long long)p->sub_gid[j], k, parent[k]);
+  SG_CHECK(sg_grow((void **)&p->dof_parent, &p->cap_parent, n, sizeof(int), "problem sparsity"));
+  if (!p->has_dof_parent)
+    for (int k = 0; k < n; ++k) p->dof_parent[k] = -2;
+  p->has_dof_parent = 1;
+  memcpy(p->dof_parent + off, parent, (size_t)dof * sizeof *parent);
   return SG_OK;
 }
 

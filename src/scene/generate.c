@@ -16,6 +16,7 @@ static const sg_scenario g_scenarios[] = {
   {"collapse", "a column of spheres released on a plane by lifting its tube", sg_generate_collapse},
   {"chute", "spheres flowing down a rough incline, periodic along and across the flow", sg_generate_chute},
   {"chain", "an n-link pendulum hanging from a fixed point (a kinematic tree)", sg_generate_chain},
+  {"quadruped", "an 18-velocity four-legged robot standing on the ground under PD control (a kinematic tree)", sg_generate_quadruped},
 };
 
 const sg_scenario *sg_scenario_find(const char *name) {

@@ -416,7 +416,16 @@ double sg_body_min_size(const sg_scene *s, int i) {
   }
 }
 
-double sg_body_bounding_radius(const sg_scene *s, int i) {
+/* A tree's row: the sphere about its first link's origin that holds its link geoms (tree.h), at
+ * least its own shape's. */
+static double tree_bounding_radius(const sg_scene *s, int i, double own) {
+  const sg_tree *t = sg_scene_tree_by_gid(s, s->gid[i]);
+  double r = 0, speed;
+  if (t) sg_tree_geom_bounds(t, &r, &speed);
+  return fmax(r, own);
+}
+
+static double shape_bounding_radius(const sg_scene *s, int i) {
   const double *d = s->size + 3 * i;
   switch (s->shape[i]) {
     case SG_SHAPE_SPHERE: return d[0];
@@ -428,6 +437,11 @@ double sg_body_bounding_radius(const sg_scene *s, int i) {
     case SG_SHAPE_MESH: return s->meshes[(int)d[0]]->bound_radius;
     default: return INFINITY;
   }
+}
+
+double sg_body_bounding_radius(const sg_scene *s, int i) {
+  const double own = shape_bounding_radius(s, i);
+  return s->kind[i] == SG_BODY_TREE ? tree_bounding_radius(s, i, own) : own;
 }
 
 double sg_scene_kinetic_energy(const sg_scene *s) {

@@ -356,9 +356,16 @@ static sg_err factor(nsn *d, const sg_problem *p) {
         d->D[r0 + r] += acc;
       }
     }
-    for (int r = 0; r < rows; ++r)
+    /* A zero row of a contact's tangents (a planar tree: no motion along one tangent) takes the
+     * contact's largest diagonal as its scale: its velocity is 0 whatever lambda, so its multiplier
+     * only meets the friction disc, and the row's Jacobi entry needs a positive scale. */
+    double dmax = 0;
+    for (int r = 0; r < rows; ++r) dmax = fmax(dmax, d->D[r0 + r]);
+    for (int r = 0; r < rows; ++r) {
+      if (!(d->D[r0 + r] > 0) && r > 0 && dmax > 0) d->D[r0 + r] = dmax;
       if (!(d->D[r0 + r] > 0))
         return sg_error_set(SG_ERR_NUMERIC, "NSN: constraint %d has a zero Delassus diagonal (empty Jacobian row)", i);
+    }
     /* complementarity scale (66), velocity units */
     d->r[r0] = d->D[r0];
     if (rows == 3) d->r[r0 + 1] = d->r[r0 + 2] = 0.5 * (d->D[r0 + 1] + d->D[r0 + 2]);

@@ -14,6 +14,7 @@
  * same y values in the same order, so only y of shared pairs crosses ranks (one message per
  * neighbour per iteration) and the result does not depend on the number of ranks, bit for bit. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,8 @@ typedef struct {
   double *z;         /* per pair, 3 entries: z_ij (kept only with over-relaxation or the De Saxce cone) */
   int keep_z;
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
-  int cap_a, cap_v, cap_pair, cap_sub;
+  unsigned char *sub_ltl; /* per subsystem: H_j factorized with its tree's sparsity (ltl_factor), not densely */
+  int cap_a, cap_v, cap_pair, cap_sub, cap_ltl;
   /* distribution */
   MPI_Comm comm;
   int rank, size;
@@ -138,7 +140,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
   free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused);
-  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->saved_v); free(d->saved_lambda);
+  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
 }
@@ -161,6 +163,7 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   if (d->keep_z) SG_CHECK(sg_grow((void **)&d->z, &c, 3 * npair, sizeof(double), "SubADMM slacks"));
   d->cap_pair = c;
   SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
+  SG_CHECK(sg_grow((void **)&d->sub_ltl, &d->cap_ltl, p->n_sub, 1, "SubADMM factor kinds"));
   return SG_OK;
 }
 
@@ -388,6 +391,21 @@ static void count_pairs(subadmm *d, const sg_problem *p) {
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) d->sub_npairs[p->pair_sub[q]]++;
 }
 
+/* Does H_j (dof x dof) keep the sparsity of subsystem j's tree (problem.h: its unknowns' parents),
+ * H_ab = 0 unless a and b are on one path to the root? A tree's A_j does (the CRBA's M), and so does
+ * J^T J of a constraint along one path; a contact between two branches of one tree (J_A - J_B)
+ * couples them, and H_j is then factorized densely. */
+static int has_tree_sparsity(const sg_problem *p, int j, const double *Hj) {
+  const int *parent = sg_problem_dof_parents(p, j), dof = p->sub_dof[j];
+  uint64_t path[64]; /* path[k]: bit i set for i = k and each ancestor of k */
+  if (!parent || dof > 64) return 0;
+  for (int k = 0; k < dof; ++k) path[k] = (parent[k] >= 0 ? path[parent[k]] : 0) | (uint64_t)1 << k;
+  for (int a = 0; a < dof; ++a)
+    for (int b = 0; b < a; ++b)
+      if (!(path[a] >> b & 1) && Hj[a * dof + b] != 0) return 0;
+  return 1;
+}
+
 /* H_j = A_j + beta sum_i J_ij^T J_ij, factorized (40)-(41). H is summed where its factor goes (no
  * Gram block is kept: 288 bytes less per body, for one pass over the pairs when beta changes). */
 static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
@@ -415,9 +433,12 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
     sg_err err;
+    d->sub_ltl[j] = dof != 6 && has_tree_sparsity(p, j, d->L + off);
     if (dof == 6) {
       memcpy(H, d->L + off, sizeof H);
       err = spd6_inverse(H, d->L + off); /* rigid bodies keep H^{-1}: the v-update is one mat-vec */
+    } else if (d->sub_ltl[j]) {
+      err = ltl_factor(dof, sg_problem_dof_parents(p, j), d->L + off); /* (40)-(41): no fill-in */
     } else {
       double *Hj = d->L + off; /* factor in place of a copy */
       double *tmp = sg_calloc((size_t)dof * dof, sizeof *tmp, "SubADMM factor");
@@ -438,24 +459,48 @@ static sg_err factorize_or_fault(subadmm *d, const sg_problem *p, double beta, c
   return sg_fault_check(fault_phase, sg_fault_step());
 }
 
+/* The diagonal of sum_i J_ij^T J_ij of each of my subsystems that is not a rigid body's (dof != 6),
+ * into g (laid out as v). */
+static void gram_diagonals(const subadmm *d, const sg_problem *p, double *g) {
+  for (int k = 0; k < d->n_my_con; ++k) {
+    int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
+    double buf[SG_COMPACT_BLOCK];
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      int j = p->pair_sub[q], dof = p->sub_dof[j];
+      if (!d->sub_mine[j] || dof == 6) continue;
+      const double *J = sg_problem_pair_block(p, i, q, buf);
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < dof; ++c) g[p->sub_off[j] + c] += J[r * dof + c] * J[r * dof + c];
+    }
+  }
+}
+
 /* Initial penalty: geometric mean over subsystems with constraints of the pseudo-density
- * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a block is its largest
- * diagonal entry (the body mass for a rigid body). Each rank sums the logarithms of its own
+ * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a rigid body's block is its
+ * largest diagonal entry (the body mass). A tree's diagonal entries are moments of inertia about its
+ * joints (m l^2), which its contacts' rows meet with their levers l (J ~ l): its mass is the largest
+ * A_cc / (mean over its pairs of (J^T J)_cc), the mass its contacts feel on velocity c, so that
+ * beta J^T J is of the order of A for it as for a rigid body (its largest diagonal entry would make
+ * beta J^T J larger than A by (l / unit length)^2, and the penalty's slow primal-dual balance then
+ * stalls the iteration). Each rank sums the logarithms of its own
  * subsystems (whose pair counts are complete: every constraint touching them is here) and the sum
  * over ranks is exact (sg_sum_reproducible), so beta has the same bits whatever P. */
 static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) {
   double *logs = sg_calloc((size_t)d->n_my_sub + 1, sizeof *logs, "SubADMM pseudo-densities");
-  SG_CHECK(sg_error_collective(d->comm, logs ? SG_OK : SG_ERR_MEM)); /* before the reduction below */
+  double *gram = sg_calloc((size_t)sg_problem_n_v(p) + 1, sizeof *gram, "SubADMM pseudo-densities");
+  SG_CHECK(sg_error_collective(d->comm, logs && gram ? SG_OK : SG_ERR_MEM)); /* before the reduction below */
+  gram_diagonals(d, p, gram);
   int n = 0;
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k];
     if (!d->sub_npairs[j]) continue;
     int dof = p->sub_dof[j];
-    const double *A = p->A + p->sub_aoff[j];
+    const double *A = p->A + p->sub_aoff[j], *g = gram + p->sub_off[j];
     double m = 0;
-    for (int c = 0; c < dof; ++c) m = fmax(m, A[c * dof + c]);
+    for (int c = 0; c < dof; ++c) m = fmax(m, dof == 6 ? A[c * dof + c] : g[c] > 0 ? A[c * dof + c] * d->sub_npairs[j] / g[c] : 0.0);
     logs[n++] = log(m / d->sub_npairs[j]);
   }
+  free(gram);
   double sum = sg_sum_reproducible(d->comm, logs, n);
   long long count = n;
   MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG_LONG, MPI_SUM, d->comm);
@@ -480,7 +525,8 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
                      L[6 * r + 4] * rhs[4] + L[6 * r + 5] * rhs[5];
     } else {
       for (int k = 0; k < dof; ++k) v[off + k] = p->b[off + k] + d->s_rhs[off + k];
-      chol_solve(dof, L, v + off, v + off);
+      if (d->sub_ltl[j]) ltl_solve(dof, sg_problem_dof_parents(p, j), L, v + off);
+      else chol_solve(dof, L, v + off, v + off);
     }
     memset(d->s_rhs + off, 0, (size_t)dof * sizeof(double));
     memset(d->s_lam + off, 0, (size_t)dof * sizeof(double));

@@ -53,6 +53,7 @@ sg_err sg_stepper_rolling_resistance(sg_stepper *st) {
     const sg_contact *c = &st->contacts.c[k];
     const sg_warm_entry *w = sg_stepper_warm_next(st, c, &cursor);
     if (!w || !(w->lambda[0] > 0) || sg_scene_rolling(s, c->a, c->b) == 0) continue;
+    if (s->kind[c->a] == SG_BODY_TREE || s->kind[c->b] == SG_BODY_TREE) continue; /* spheres only: not a tree's link geoms */
     double H[3];
     contact_rolling_impulse(s, c, w->lambda[0], H);
     if (sg_stepper_owns(st, c->a)) v3_axpy(st->roll + 3 * c->a, 1.0, H);

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Kinematic trees (docs/FORMATS.md, "Trees") among rigid bodies: a scene written with h5py holds a
-# ground plane, 48 spheres falling onto it and 6 trees (revolute and spherical pendulums, a
-# prismatic joint, a free-floating base with a revolute child, a branching tree with a fixed joint;
-# joint limits and PD control on some revolute joints), each a row of /bodies. Its run is the same bits on 1, 2, 3 and 4 ranks (the trees spread over the
+# ground plane, 48 spheres falling onto it and 7 trees (revolute and spherical pendulums, a
+# prismatic joint, a free-floating base with a revolute child, a branching tree with a fixed joint, a
+# 3-link chain whose capsule geoms swing through the spheres onto the plane; joint limits and PD
+# control on some revolute joints; link geoms on three trees), each a row of /bodies. Its run is the same bits on 1, 2, 3 and 4 ranks (the trees spread over the
 # ranks, their state brought from their owners each step), and a restart on 3 ranks from a
 # checkpoint written on 2 continues it bit for bit. Then scenes with a bad tree are refused with one
 # line each: a parent that is not an earlier link (a missing parent, a cycle), an unknown joint
 # type, an axis that is not a unit vector, a tree naming a fixed body or no body, a non-finite mass,
-# a limit with lower > upper, a non-finite gain, limits on a spherical joint.
+# a limit with lower > upper, a non-finite gain, limits on a spherical joint, a geom on a link the
+# tree lacks, a geom of a shape a link cannot carry (a plane), a geom of negative size.
 # Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
 set -u
 bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
@@ -34,7 +36,18 @@ def write(path, mutate=None):
         pos.append([x + rng.uniform(-0.02, 0.02), y + rng.uniform(-0.02, 0.02), z])
     trees = [chain_links([1, 1], [1.5, 0.0, 2.0]), chain_links([3, 3], [-1.5, 0.0, 2.0]),
              chain_links([2, 1], [0.0, 1.5, 2.0]), chain_links([4, 1], [0.0, -1.5, 3.0]),
-             chain_links([1, 0, 1, 1], [2.5, 2.5, 2.0], parents=[-1, 0, 1, 0]), chain_links([1], [-2.5, -2.5, 2.0])]
+             chain_links([1, 0, 1, 1], [2.5, 2.5, 2.0], parents=[-1, 0, 1, 0]), chain_links([1], [-2.5, -2.5, 2.0]),
+             chain_links([1, 1, 1], [0.0, 0.0, 0.8])]
+    # link geoms (tree, link, shape, size, position): bobs of the first pendulum, a box and a sphere on
+    # the free-floating tree, and a capsule along each rod of the last chain, which swings through
+    # the spheres and would reach below the plane
+    geoms = [(0, 0, 0, [0.05, 0, 0], [0, 0, -0.3]), (0, 1, 0, [0.05, 0, 0], [0, 0, -0.3]),
+             (3, 0, 1, [0.1, 0.1, 0.05], [0, 0, -0.3]), (3, 1, 0, [0.06, 0, 0], [0, 0, -0.3])]
+    geoms += [(6, k, 2, [0.04, 0.15, 0], [0, 0, -0.15]) for k in range(3)]
+    gcols = dict(geom_count=np.array([sum(g[0] == t for g in geoms) for t in range(len(trees))], np.int32),
+                 geom_link=np.array([g[1] for g in geoms], np.int32), geom_shape=np.array([g[2] for g in geoms], np.int32),
+                 geom_size=np.array([g[3] for g in geoms], float), geom_position=np.array([g[4] for g in geoms], float),
+                 geom_orientation=np.tile([1.0, 0, 0, 0], (len(geoms), 1)))
     body = []
     for t in trees:  # each tree's row: a moving sphere whose size sets its length scale
         body.append(len(shape)); shape.append(0); size.append([0.05, 0, 0]); fixed.append(0)
@@ -59,6 +72,7 @@ def write(path, mutate=None):
     limit = np.tile([-np.inf, np.inf], (len(links), 1)); pd = np.zeros((len(links), 3))
     limit[0] = [-0.3, 0.3]; limit[5] = [-0.2, 0.4]; pd[1] = [40.0, 4.0, 0.5]; pd[10] = [20.0, 2.0, -0.3]
     cols['limit'], cols['pd'] = limit, pd
+    cols.update(gcols)
     if mutate: mutate(cols, fixed)
     n = len(shape)
     with h5py.File(path, 'w') as f:
@@ -82,7 +96,8 @@ def setp(name, row, value):
 bad = {'missing_parent': setp('parent', 1, 7), 'cycle': setp('parent', 0, 1), 'joint_type': setp('joint', 2, 9),
        'axis': setp('axis', 0, [0.0, 2.0, 0.0]), 'mass': setp('mass', 3, float('nan')),
        'no_body': setp('body', 2, 999), 'limit_order': setp('limit', 1, [0.5, -0.5]),
-       'gain': setp('pd', 1, [float('inf'), 1.0, 0.0]), 'limit_spherical': setp('limit', 2, [-1.0, 1.0]), 'fixed_body': lambda c, fixed: fixed.__setitem__(int(c['body'][0]), 1)}
+       'gain': setp('pd', 1, [float('inf'), 1.0, 0.0]), 'limit_spherical': setp('limit', 2, [-1.0, 1.0]), 'fixed_body': lambda c, fixed: fixed.__setitem__(int(c['body'][0]), 1),
+       'geom_link': setp('geom_link', 1, 5), 'geom_shape': setp('geom_shape', 4, 3), 'geom_size': setp('geom_size', 0, [-0.05, 0, 0])}
 for name, m in bad.items(): write('bad_%s.h5' % name, m)
 PY
 for n in 1 2 3 4; do
@@ -107,6 +122,10 @@ r = h5py.File('rest.h5', 'r')
 same = all(a[k][-1].tobytes() == r[k][-1].tobytes() for k in names)
 print(('ok   ' if same else 'FAIL ') + 'restart on 3 ranks from a checkpoint on 2: last frame ' + ('bitwise identical' if same else 'differs'))
 ok &= same
+lc = a['frames/link_com'][()]
+low = lc[:, -3:, 2].min()  # the last chain's bobs: its capsules (radius 0.04) rest on the plane, not through it
+print(('ok   ' if low > 0.04 - 1e-3 else 'FAIL ') + "the last chain's bobs stay above the plane: lowest %.4f m (capsule radius 0.04)" % low)
+ok &= bool(low > 0.04 - 1e-3)
 q = a['frames/tree_q'][()]
 moved = np.abs(q[-1] - q[0]).max()
 print(('ok   ' if moved > 0.1 else 'FAIL ') + 'the trees move (max |q(end) - q(0)| = %.3g)' % moved)

@@ -1,0 +1,100 @@
+/* The link geoms of the /trees group (docs/FORMATS.md, "Trees"): optional columns /trees/geom_count
+ * (per tree) and /trees/geom_link, geom_shape, geom_size, geom_position, geom_orientation (per geom,
+ * tree after tree), read whole on every rank and written by rank 0 beside the trees' other columns. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io/io_internal.h"
+#include "signorini/tree.h"
+
+enum { G_LINK, G_SHAPE, G_SIZE, G_POS, G_QUAT, G_COUNT };
+static const struct { const char *name; int ncols, is_int; } gfields[G_COUNT] = {
+    {"trees/geom_link", 0, 1}, {"trees/geom_shape", 0, 1}, {"trees/geom_size", 3, 0},
+    {"trees/geom_position", 3, 0}, {"trees/geom_orientation", 4, 0}};
+
+void sg_tree_geom_columns_free(sg_tree_geom_columns *c) {
+  free(c->count);
+  for (int f = 0; f < G_COUNT; ++f) free(c->col[f]);
+  memset(c, 0, sizeof *c);
+}
+
+sg_err sg_tree_geoms_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long n_trees, sg_tree_geom_columns *c) {
+  char shown[256], why[320];
+  memset(c, 0, sizeof *c);
+  if (!sg_h5_exists(loc, "trees/geom_count")) return SG_OK; /* no geoms */
+  long long dims[2] = {n_trees, 0};
+  snprintf(shown, sizeof shown, "%s/trees/geom_count", prefix);
+  snprintf(why, sizeof why, "(T = %lld trees from %s/trees/body)", n_trees, prefix);
+  SG_CHECK(sg_h5_read_checked(loc, "trees/geom_count", shown, file, 1, 1, dims, why, dxpl, (void **)&c->count));
+  for (long long k = 0; k < n_trees; ++k) {
+    if (c->count[k] < 0 || c->count[k] > SG_TREE_MAX_GEOMS)
+      return sg_error_set(SG_ERR_FORMAT, "%s: dataset %s row %lld: %d geoms, expected 0 to %d", file, shown, k, c->count[k],
+                          SG_TREE_MAX_GEOMS);
+    c->n += c->count[k];
+  }
+  snprintf(why, sizeof why, "(G = %lld geoms, the sum of %s/trees/geom_count)", c->n, prefix);
+  for (int f = 0; f < G_COUNT; ++f) {
+    long long d[2] = {c->n, gfields[f].ncols};
+    snprintf(shown, sizeof shown, "%s/%s", prefix, gfields[f].name);
+    SG_CHECK(sg_h5_read_checked(loc, gfields[f].name, shown, file, gfields[f].is_int, gfields[f].ncols ? 2 : 1, d, why, dxpl,
+                                &c->col[f]));
+  }
+  return SG_OK;
+}
+
+sg_err sg_tree_geoms_add(const sg_tree_geom_columns *c, long long tree, long long first, sg_tree *t) {
+  if (!c->count) return SG_OK;
+  const int *link = c->col[G_LINK], *shape = c->col[G_SHAPE];
+  const double *size = c->col[G_SIZE], *pos = c->col[G_POS], *quat = c->col[G_QUAT];
+  for (long long r = first; r < first + c->count[tree]; ++r) {
+    sg_link_geom g = {.link = link[r], .shape = shape[r]};
+    memcpy(g.size, size + 3 * r, sizeof g.size);
+    memcpy(g.pos, pos + 3 * r, sizeof g.pos);
+    memcpy(g.quat, quat + 4 * r, sizeof g.quat);
+    SG_CHECK(sg_tree_add_geom(t, &g));
+  }
+  return SG_OK;
+}
+
+static sg_err write_column(hid_t loc, const char *file, const char *name, hid_t ftype, long long rows, int ncols,
+                           const double *x, int rank, hid_t dxpl) {
+  hsize_t dims[2] = {(hsize_t)rows, (hsize_t)ncols};
+  hid_t d = H5I_INVALID_HID;
+  sg_err err = sg_h5_dataset_create(loc, name, ftype, ncols ? 2 : 1, dims, NULL, NULL, file, &d);
+  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, x, dxpl, file, name);
+  sg_h5_close(&d);
+  return err;
+}
+
+/* Column f of every geom of every tree, as doubles (HDF5 converts to the file's integer types). */
+static void geom_column(const sg_scene *s, int f, double *out) {
+  long long r = 0;
+  for (int k = 0; k < s->n_trees; ++k)
+    for (int g = 0; g < s->trees[k]->n_geoms; ++g, ++r) {
+      const sg_link_geom *G = &s->trees[k]->geom[g];
+      const double *src[G_COUNT] = {NULL, NULL, G->size, G->pos, G->quat};
+      if (f == G_LINK) out[r] = G->link;
+      else if (f == G_SHAPE) out[r] = G->shape;
+      else memcpy(out + r * gfields[f].ncols, src[f], (size_t)gfields[f].ncols * sizeof *out);
+    }
+}
+
+sg_err sg_tree_geoms_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl) {
+  long long G = 0;
+  for (int k = 0; k < s->n_trees; ++k) G += s->trees[k]->n_geoms;
+  if (G == 0) return SG_OK; /* absent: no geoms */
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  double *x = sg_calloc((size_t)(4 * G + s->n_trees) + 1, sizeof *x, "link geoms to write");
+  sg_err err = sg_error_collective(comm, x ? SG_OK : SG_ERR_MEM);
+  if (err) return err;
+  for (int k = 0; k < s->n_trees; ++k) x[k] = s->trees[k]->n_geoms;
+  err = write_column(loc, file, "trees/geom_count", H5T_STD_I32LE, s->n_trees, 0, x, rank, dxpl);
+  for (int f = 0; f < G_COUNT && !err; ++f) {
+    geom_column(s, f, x);
+    err = write_column(loc, file, gfields[f].name, gfields[f].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, G, gfields[f].ncols, x, rank,
+                       dxpl);
+  }
+  free(x);
+  return err;
+}
