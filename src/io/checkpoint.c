@@ -106,6 +106,36 @@ static uint64_t region_hash(uint64_t h, const sg_region *r) {
   return fnv_f64s(h, r->size.fraction, SG_SIZE_CLASSES);
 }
 
+/* A tree's model: its body, links (joints, inertias, limits, gains) and geoms. Trees are the same on
+ * every rank (tree.h), so they are hashed in order, not summed over ranks. */
+static uint64_t tree_model_hash(uint64_t h, const sg_tree *t) {
+  h = fnv_i64(h, t->body);
+  h = fnv_i32(h, t->n_links);
+  for (int l = 0; l < t->n_links; ++l) {
+    const sg_link *k = &t->link[l];
+    h = fnv_i32(h, k->parent);
+    h = fnv_i32(h, k->type);
+    h = fnv_f64s(h, k->pos, 3);
+    h = fnv_f64s(h, k->quat, 4);
+    h = fnv_f64s(h, k->axis, 3);
+    h = fnv_f64s(h, &k->mass, 1);
+    h = fnv_f64s(h, k->com, 3);
+    h = fnv_f64s(h, k->inertia, 6);
+    h = fnv_f64s(h, k->limit, 2);
+    h = fnv_f64s(h, k->pd, 3);
+  }
+  h = fnv_i32(h, t->n_geoms);
+  for (int g = 0; g < t->n_geoms; ++g) {
+    const sg_link_geom *e = &t->geom[g];
+    h = fnv_i32(h, e->link);
+    h = fnv_i32(h, e->shape);
+    h = fnv_f64s(h, e->size, 3);
+    h = fnv_f64s(h, e->pos, 3);
+    h = fnv_f64s(h, e->quat, 4);
+  }
+  return h;
+}
+
 uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
   uint64_t sum = 0;
   int rank;
@@ -141,6 +171,7 @@ uint64_t sg_scene_hash(MPI_Comm comm, const sg_scene *s) {
     h = fnv_f64s(h, m->vertices, 3 * m->n_vertices);
     for (int j = 0; j < 3 * m->n_triangles; ++j) h = fnv_i32(h, m->triangles[j]);
   }
+  for (int k = 0; k < s->n_trees; ++k) h = tree_model_hash(h, s->trees[k]); /* none: the hash of before */
   return fnv_f64s(h, s->gravity, 3);
 }
 
@@ -205,6 +236,12 @@ static uint64_t state_hash(MPI_Comm comm, const sg_scene *s, const ckpt_state *c
   h = fnv_i64(h, (int64_t)nw_total);
   h = fnv_le(h, contacts, 8);
   if (c->penalty != 0) h = fnv_f64s(h, &c->penalty, 1); /* files without one keep their fingerprint */
+  for (int k = 0; k < s->n_trees; ++k) { /* the same on every rank: hashed in order */
+    const sg_tree *t = s->trees[k];
+    h = tree_model_hash(h, t);
+    h = fnv_f64s(h, t->q, t->nq);
+    h = fnv_f64s(h, t->v, t->nv);
+  }
   return hooks_hash(h, c);
 }
 

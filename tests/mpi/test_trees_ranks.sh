@@ -131,6 +131,29 @@ moved = np.abs(q[-1] - q[0]).max()
 print(('ok   ' if moved > 0.1 else 'FAIL ') + 'the trees move (max |q(end) - q(0)| = %.3g)' % moved)
 sys.exit(0 if ok and moved > 0.1 else 1)
 PY
+# a checkpoint whose trees were altered (one velocity, one link mass) is refused by its fingerprints
+/usr/bin/python3 - <<'PY' || fail=1
+import h5py, shutil
+shutil.copy('half.ckpt.h5', 'alt_v.ckpt.h5'); shutil.copy('half.ckpt.h5', 'alt_mass.ckpt.h5')
+with h5py.File('alt_v.ckpt.h5', 'r+') as f: f['trees/v'][0] += 1e-3
+with h5py.File('alt_mass.ckpt.h5', 'r+') as f: f['trees/mass'][0] *= 2
+shutil.copy('trees.h5', 'trees_alt.h5')
+with h5py.File('trees_alt.h5', 'r+') as f: f['trees/mass'][0] *= 2
+PY
+"$bin" run trees_alt.h5 -restart half.ckpt.h5 -o rest_alt_scene.h5 -t_final 0.3 -progress_interval 0 > alt.out 2> alt.err
+if [ $? -ne 0 ] && grep -q "signorini: error: .*half.ckpt.h5" alt.err && [ ! -e rest_alt_scene.h5 ]; then
+  echo "ok   a scene file whose tree model changed is refused for the checkpoint: $(head -1 alt.err)"
+else
+  echo "FAIL a scene file whose tree model changed was accepted"; cat alt.out alt.err; fail=1
+fi
+for alt in v mass; do
+  "$bin" run trees.h5 -restart "alt_$alt.ckpt.h5" -o "rest_alt_$alt.h5" -t_final 0.3 -progress_interval 0 > alt.out 2> alt.err
+  if [ $? -ne 0 ] && grep -q "signorini: error: .*alt_$alt.ckpt.h5" alt.err && [ ! -e "rest_alt_$alt.h5" ]; then
+    echo "ok   a checkpoint with an altered tree ($alt) is refused: $(head -1 alt.err)"
+  else
+    echo "FAIL a checkpoint with an altered tree ($alt) was not refused"; cat alt.out alt.err; fail=1
+  fi
+done
 for f in bad_*.h5; do
   "$bin" run "$f" -o out_bad.h5 -t_final 0.01 > bad.out 2> bad.err
   rc=$?
