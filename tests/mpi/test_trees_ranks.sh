@@ -5,7 +5,8 @@
 # 3-link chain whose capsule geoms swing through the spheres onto the plane; joint limits and PD
 # control on some revolute joints; link geoms on three trees), each a row of /bodies. Its run is the same bits on 1, 2, 3 and 4 ranks (the trees spread over the
 # ranks, their state brought from their owners each step), and a restart on 3 ranks from a
-# checkpoint written on 2 continues it bit for bit. Then scenes with a bad tree are refused with one
+# checkpoint written on 2 continues it bit for bit; a checkpoint whose tree state or model was
+# altered, and a scene file whose tree model changed, are refused by the fingerprints. Then scenes with a bad tree are refused with one
 # line each: a parent that is not an earlier link (a missing parent, a cycle), an unknown joint
 # type, an axis that is not a unit vector, a tree naming a fixed body or no body, a non-finite mass,
 # a limit with lower > upper, a non-finite gain, limits on a spherical joint, a geom on a link the
