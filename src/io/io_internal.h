@@ -214,6 +214,13 @@ sg_err sg_meshes_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scen
 sg_err sg_trees_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_trees_check_held(MPI_Comm comm, const sg_scene *s, const char *file);
 sg_err sg_trees_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
+/* A column of /trees: name, columns (0: a vector), read as int. */
+typedef struct { const char *name; int ncols, is_int; } sg_tree_field;
+/* A per-tree count column count_name (n_trees rows, each in [lo, hi]; item names what is counted,
+ * e.g. "links"), then n_fields columns with one row per counted item, their sum *total (src/io/tree_io.c). */
+sg_err sg_tree_counted_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long n_trees,
+                            const char *count_name, int lo, int hi, const char *item, const sg_tree_field *fields,
+                            int n_fields, int **count, void **cols, long long *total);
 /* The trees' link geoms (src/io/tree_geom_io.c): the optional geom columns of n_trees trees read
  * whole (count NULL: the file has none); tree `tree`'s, from row `first`, added to t (before
  * sg_tree_finish checks them); and written (nothing when no tree has a geom). */

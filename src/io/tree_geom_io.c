@@ -8,7 +8,7 @@
 #include "signorini/tree.h"
 
 enum { G_LINK, G_SHAPE, G_SIZE, G_POS, G_QUAT, G_COUNT };
-static const struct { const char *name; int ncols, is_int; } gfields[G_COUNT] = {
+static const sg_tree_field gfields[G_COUNT] = {
     {"trees/geom_link", 0, 1}, {"trees/geom_shape", 0, 1}, {"trees/geom_size", 3, 0},
     {"trees/geom_position", 3, 0}, {"trees/geom_orientation", 4, 0}};
 
@@ -19,27 +19,10 @@ void sg_tree_geom_columns_free(sg_tree_geom_columns *c) {
 }
 
 sg_err sg_tree_geoms_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long n_trees, sg_tree_geom_columns *c) {
-  char shown[256], why[320];
   memset(c, 0, sizeof *c);
   if (!sg_h5_exists(loc, "trees/geom_count")) return SG_OK; /* no geoms */
-  long long dims[2] = {n_trees, 0};
-  snprintf(shown, sizeof shown, "%s/trees/geom_count", prefix);
-  snprintf(why, sizeof why, "(T = %lld trees from %s/trees/body)", n_trees, prefix);
-  SG_CHECK(sg_h5_read_checked(loc, "trees/geom_count", shown, file, 1, 1, dims, why, dxpl, (void **)&c->count));
-  for (long long k = 0; k < n_trees; ++k) {
-    if (c->count[k] < 0 || c->count[k] > SG_TREE_MAX_GEOMS)
-      return sg_error_set(SG_ERR_FORMAT, "%s: dataset %s row %lld: %d geoms, expected 0 to %d", file, shown, k, c->count[k],
-                          SG_TREE_MAX_GEOMS);
-    c->n += c->count[k];
-  }
-  snprintf(why, sizeof why, "(G = %lld geoms, the sum of %s/trees/geom_count)", c->n, prefix);
-  for (int f = 0; f < G_COUNT; ++f) {
-    long long d[2] = {c->n, gfields[f].ncols};
-    snprintf(shown, sizeof shown, "%s/%s", prefix, gfields[f].name);
-    SG_CHECK(sg_h5_read_checked(loc, gfields[f].name, shown, file, gfields[f].is_int, gfields[f].ncols ? 2 : 1, d, why, dxpl,
-                                &c->col[f]));
-  }
-  return SG_OK;
+  return sg_tree_counted_read(loc, prefix, file, dxpl, n_trees, "trees/geom_count", 0, SG_TREE_MAX_GEOMS, "geoms", gfields,
+                              G_COUNT, &c->count, c->col, &c->n);
 }
 
 sg_err sg_tree_geoms_add(const sg_tree_geom_columns *c, long long tree, long long first, sg_tree *t) {

@@ -9,10 +9,9 @@
 #include "io/io_internal.h"
 #include "signorini/tree.h"
 
-/* Per-link columns: name, columns (0: a vector), read as int. */
-typedef struct { const char *name; int ncols, is_int; } tree_field;
+/* Per-link columns. */
 enum { T_PARENT, T_JOINT, T_POS, T_QUAT, T_AXIS, T_MASS, T_COM, T_INERTIA, T_COUNT };
-static const tree_field fields[T_COUNT] = {
+static const sg_tree_field fields[T_COUNT] = {
     {"trees/parent", 0, 1}, {"trees/joint", 0, 1},     {"trees/joint_position", 3, 0}, {"trees/joint_orientation", 4, 0},
     {"trees/axis", 3, 0},   {"trees/mass", 0, 0},      {"trees/com", 3, 0},            {"trees/inertia", 6, 0}};
 
@@ -33,6 +32,31 @@ static void columns_free(tree_columns *c) {
   for (int f = 0; f < T_COUNT; ++f) free(c->col[f]);
 }
 
+sg_err sg_tree_counted_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long n_trees,
+                            const char *count_name, int lo, int hi, const char *item, const sg_tree_field *field,
+                            int n_fields, int **count, void **cols, long long *total) {
+  char shown[256], why[320];
+  long long dims[2] = {n_trees, 0};
+  snprintf(shown, sizeof shown, "%s/%s", prefix, count_name);
+  snprintf(why, sizeof why, "(T = %lld trees from %s/trees/body)", n_trees, prefix);
+  SG_CHECK(sg_h5_read_checked(loc, count_name, shown, file, 1, 1, dims, why, dxpl, (void **)count));
+  *total = 0;
+  for (long long k = 0; k < n_trees; ++k) {
+    if ((*count)[k] < lo || (*count)[k] > hi)
+      return sg_error_set(SG_ERR_FORMAT, "%s: dataset %s row %lld: %d %s, expected %d to %d", file, shown, k, (*count)[k],
+                          item, lo, hi);
+    *total += (*count)[k];
+  }
+  snprintf(why, sizeof why, "(%lld %s, the sum of %s)", *total, item, shown);
+  for (int f = 0; f < n_fields; ++f) {
+    long long d[2] = {*total, field[f].ncols};
+    snprintf(shown, sizeof shown, "%s/%s", prefix, field[f].name);
+    SG_CHECK(sg_h5_read_checked(loc, field[f].name, shown, file, field[f].is_int, field[f].ncols ? 2 : 1, d, why, dxpl,
+                                &cols[f]));
+  }
+  return SG_OK;
+}
+
 /* /trees/body and /trees/link_count (T rows), then the per-link columns (L = sum of the counts). */
 static sg_err read_columns(hid_t loc, const char *prefix, const char *file, hid_t dxpl, tree_columns *c) {
   char shown[256], why[320];
@@ -40,23 +64,9 @@ static sg_err read_columns(hid_t loc, const char *prefix, const char *file, hid_
   snprintf(shown, sizeof shown, "%s/trees/body", prefix);
   SG_CHECK(sg_h5_read_checked(loc, "trees/body", shown, file, 0, 1, dims, NULL, dxpl, (void **)&c->body));
   c->n_trees = dims[0];
-  snprintf(shown, sizeof shown, "%s/trees/link_count", prefix);
-  snprintf(why, sizeof why, "(T = %lld trees from %s/trees/body)", c->n_trees, prefix);
-  SG_CHECK(sg_h5_read_checked(loc, "trees/link_count", shown, file, 1, 1, dims, why, dxpl, (void **)&c->count));
-  c->n_links = 0;
-  for (long long k = 0; k < c->n_trees; ++k) {
-    if (c->count[k] < 1 || c->count[k] > SG_TREE_MAX_LINKS)
-      return sg_error_set(SG_ERR_FORMAT, "%s: dataset %s row %lld: %d links, expected 1 to %d", file, shown, k, c->count[k],
-                          SG_TREE_MAX_LINKS);
-    c->n_links += c->count[k];
-  }
-  snprintf(why, sizeof why, "(L = %lld links, the sum of %s/trees/link_count)", c->n_links, prefix);
-  for (int f = 0; f < T_COUNT; ++f) {
-    long long d[2] = {c->n_links, fields[f].ncols};
-    snprintf(shown, sizeof shown, "%s/%s", prefix, fields[f].name);
-    SG_CHECK(sg_h5_read_checked(loc, fields[f].name, shown, file, fields[f].is_int, fields[f].ncols ? 2 : 1, d, why, dxpl,
-                                &c->col[f]));
-  }
+  SG_CHECK(sg_tree_counted_read(loc, prefix, file, dxpl, c->n_trees, "trees/link_count", 1, SG_TREE_MAX_LINKS, "links",
+                                fields, T_COUNT, &c->count, c->col, &c->n_links));
+  snprintf(why, sizeof why, "(%lld links, the sum of %s/trees/link_count)", c->n_links, prefix);
   const char *optional[2] = {"trees/limit", "trees/pd"};
   double **out[2] = {&c->limit, &c->pd};
   for (int f = 0; f < 2; ++f) { /* joint limits, PD gains: absent, none */
