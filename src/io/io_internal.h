@@ -221,6 +221,9 @@ typedef struct { const char *name; int ncols, is_int; } sg_tree_field;
 sg_err sg_tree_counted_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long n_trees,
                             const char *count_name, int lo, int hi, const char *item, const sg_tree_field *fields,
                             int n_fields, int **count, void **cols, long long *total);
+/* A /trees column of rows x ncols (0: a vector) doubles x as ftype; the data go from rank 0 (rank: the caller's). */
+sg_err sg_tree_column_write(hid_t loc, const char *file, const char *name, hid_t ftype, long long rows, int ncols,
+                            const double *x, int rank, hid_t dxpl);
 /* The trees' link geoms (src/io/tree_geom_io.c): the optional geom columns of n_trees trees read
  * whole (count NULL: the file has none); tree `tree`'s, from row `first`, added to t (before
  * sg_tree_finish checks them); and written (nothing when no tree has a geom). */

@@ -39,16 +39,6 @@ sg_err sg_tree_geoms_add(const sg_tree_geom_columns *c, long long tree, long lon
   return SG_OK;
 }
 
-static sg_err write_column(hid_t loc, const char *file, const char *name, hid_t ftype, long long rows, int ncols,
-                           const double *x, int rank, hid_t dxpl) {
-  hsize_t dims[2] = {(hsize_t)rows, (hsize_t)ncols};
-  hid_t d = H5I_INVALID_HID;
-  sg_err err = sg_h5_dataset_create(loc, name, ftype, ncols ? 2 : 1, dims, NULL, NULL, file, &d);
-  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, x, dxpl, file, name);
-  sg_h5_close(&d);
-  return err;
-}
-
 /* Column f of every geom of every tree, as doubles (HDF5 converts to the file's integer types). */
 static void geom_column(const sg_scene *s, int f, double *out) {
   long long r = 0;
@@ -72,10 +62,10 @@ sg_err sg_tree_geoms_write(MPI_Comm comm, hid_t loc, const char *file, const sg_
   sg_err err = sg_error_collective(comm, x ? SG_OK : SG_ERR_MEM);
   if (err) return err;
   for (int k = 0; k < s->n_trees; ++k) x[k] = s->trees[k]->n_geoms;
-  err = write_column(loc, file, "trees/geom_count", H5T_STD_I32LE, s->n_trees, 0, x, rank, dxpl);
+  err = sg_tree_column_write(loc, file, "trees/geom_count", H5T_STD_I32LE, s->n_trees, 0, x, rank, dxpl);
   for (int f = 0; f < G_COUNT && !err; ++f) {
     geom_column(s, f, x);
-    err = write_column(loc, file, gfields[f].name, gfields[f].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, G, gfields[f].ncols, x, rank,
+    err = sg_tree_column_write(loc, file, gfields[f].name, gfields[f].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, G, gfields[f].ncols, x, rank,
                        dxpl);
   }
   free(x);
