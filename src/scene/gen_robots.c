@@ -20,16 +20,17 @@ static void grid_position(const robots_options *o, int k, double pos[2]) {
   pos[1] = ((k / o->cols) - 0.5 * (o->rows - 1)) * o->spacing;
 }
 
-/* The bed: o->bed spheres on a square lattice of pitch 2.2 r (apart, each on the ground) over the
+/* The bed: o->bed spheres on a square lattice of pitch 2 r (neighbours touching, each on the ground) over the
  * grid's footprint plus half a spacing each way; r from the footprint when not given. Its top's
  * height in *top. */
 static sg_err add_bed(sg_scene *s, const robots_options *o, double *top) {
   *top = 0;
   if (o->bed == 0) return SG_OK;
   const double w = o->cols * o->spacing, h = o->rows * o->spacing;
-  const double r = o->bed_radius > 0 ? o->bed_radius : sqrt(w * h / (double)o->bed) / 2.2;
-  const double pitch = 2.2 * r;
-  const int nx = (int)floor(w / pitch), ny = (int)floor(h / pitch);
+  const int fx = (int)ceil(sqrt((double)o->bed * w / h)), fy = (int)((o->bed + fx - 1) / fx); /* a fitting lattice */
+  const double r = o->bed_radius > 0 ? o->bed_radius : fmin(w / fx, h / fy) / 2;
+  const double pitch = 2 * r;
+  const int nx = (int)floor(w / pitch + 1e-9), ny = (int)floor(h / pitch + 1e-9); /* the fitting lattice's, rounding aside */
   if ((long)nx * ny < o->bed)
     return sg_error_set(SG_ERR_ARG, "a bed of %ld spheres of radius %g m does not fit in one layer under the robots (generate quadruped -bed)", o->bed, r);
   const double size[3] = {r, 0, 0};
