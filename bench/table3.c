@@ -137,6 +137,17 @@ static double rel_diff(const double *a, const double *b, int n) {
   return m > 0 ? d / m : d;
 }
 
+/* The step's contacts: between a robot and the ground, between two links of one robot; and the
+ * active ones (a positive normal impulse in lambda, contacts first in the problem's rows). */
+static void count_contacts(const sg_contacts *c, const sg_scene *s, const double *lambda, int *ground, int *self, int *active) {
+  *ground = *self = *active = 0;
+  for (int k = 0; k < c->n; ++k) {
+    *ground += s->fixed[c->c[k].a] || s->fixed[c->c[k].b];
+    *self += c->c[k].a == c->c[k].b;
+    *active += lambda[3 * k] > 0;
+  }
+}
+
 static void report(const sg_problem *p, const bench_options *o, const variant_run *run, double beta, double t_settle) {
   int n_contacts = 0;
   for (int i = 0; i < p->n_con; ++i) n_contacts += p->kind[i] == SG_CON_CONTACT;
@@ -207,6 +218,12 @@ static sg_err bench(MPI_Comm comm) {
     for (int k = 0; k < N_VARIANTS && !err; ++k) err = timed_solve(sv[k], p, &o, &run[k], r);
   for (int k = 0; k < N_VARIANTS && !err; ++k) err = sg_contact_residual(p, run[k].lambda, &run[k].residual);
   if (!err) report(p, &o, run, beta, s.state.time);
+  if (!err) {
+    int ground, self, active;
+    count_contacts(sg_stepper_contacts(st), &s, run[0].lambda, &ground, &self, &active);
+    printf("  contacts: %d robot-ground, %d between links of one robot, %d others; %d active (lambda_n > 0) at the answer\n",
+           ground, self, sg_stepper_contacts(st)->n - ground - self, active);
+  }
   for (int k = 0; k < N_VARIANTS; ++k) {
     free(run[k].v);
     free(run[k].lambda);
