@@ -138,6 +138,9 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   char split[16], factor[16];
   SG_CHECK(sg_opt_choice("-subadmm_split", "subsystems", "subsystems|none", "subsystems: one per body (paper 002 Alg. 2); none: all of them as one subsystem, the whole system's equation (28) each iteration (an ablation, one rank)", split, sizeof split));
   d->no_split = !strcmp(split, "none");
+  int size;
+  MPI_Comm_size(s->comm, &size);
+  if (d->no_split && size > 1) return sg_error_set(SG_ERR_ARG, "-subadmm_split none runs on one rank, not %d (SubADMM options)", size);
   SG_CHECK(sg_opt_choice("-subadmm_factor", "tree", "tree|dense", "a tree's H_j: tree: with the tree's sparsity (40)-(41) where it keeps it; dense: a dense Cholesky (an ablation)", factor, sizeof factor));
   d->dense_trees = !strcmp(factor, "dense");
   return SG_OK;
@@ -902,7 +905,6 @@ static sg_err subadmm_setup(sg_solver *s, const sg_problem *p) {
   MPI_Comm_rank(s->comm, &d->rank);
   MPI_Comm_size(s->comm, &d->size);
   if (d->size > 1 && !p->has_owners) return sg_error_set(SG_ERR_ARG, "SubADMM: a problem on %d ranks needs subsystem owners", d->size);
-  if (d->no_split && d->size > 1) return sg_error_set(SG_ERR_ARG, "SubADMM: -subadmm_split none runs on one rank, not %d", d->size);
   if (d->no_split) {
     SG_CHECK(sg_problem_merge_subsystems(p, &d->merged));
     p = &d->merged;

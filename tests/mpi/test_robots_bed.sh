@@ -6,8 +6,8 @@
 # on 1, 2 and 4 ranks, the trees and the spheres spread over the ranks with constraints shared
 # between them (the run's halo traffic is checked to be non-zero). Shortened to 0.1 s (24 steps of
 # 1/240 s, a frame every 4) to stay under a minute on two cores; the robots' feet press into the bed
-# within that time (each of the 32 feet moves at least one sphere by more than 0.1 mm; spheres with
-# no load stay where they are to round-off).
+# within that time (at least 32 spheres, one per foot, move by more than 0.1 mm). Bad input: a bed too wide for one layer, and the
+# one-subsystem ablation (-subadmm_split none) on two ranks, each refused with one error line.
 # Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
 set -u
 bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
@@ -22,6 +22,15 @@ for n in 2 4; do
   if grep -q "halo per iteration: 0 bytes" "run_$n.log"; then echo "FAIL no constraint shared between ranks on $n ranks"; fail=1
   else echo "ok   $n ranks share constraints: $(grep 'halo per iteration' "run_$n.log")"; fi
 done
+# bad input: a bed that does not fit in one layer; the one-subsystem ablation on two ranks
+check_refused() { # name, then the command: exit status not 0, one line on stderr, an error line
+  local name=$1; shift
+  "$@" > bad.out 2> bad.err; local rc=$?
+  if [ $rc -ne 0 ] && [ "$(grep -c '^signorini: error:' bad.err)" -eq 1 ]; then echo "ok   $name refused: $(grep '^signorini: error:' bad.err)"
+  else echo "FAIL $name: exit $rc, stderr:"; cat bad.err; fail=1; fi
+}
+check_refused "a bed of too wide spheres" "$bin" generate quadruped -n 8 -bed 2000 -bed_radius 0.5 -o bad.h5
+check_refused "-subadmm_split none on 2 ranks" $mpiexec -n 2 "$bin" run bed.h5 -o bad.h5 -t_final 0.01 -subadmm_split none -progress_interval 0
 [ $fail -eq 0 ] || exit 1
 /usr/bin/python3 - <<'PY' || fail=1
 import h5py, numpy as np, sys
