@@ -3,11 +3,12 @@
 # eight 18-velocity quadrupeds (one kinematic tree each, PD standing control) with their feet on a
 # bed of 2,000 touching spheres (one layer on the ground plane), run with SubADMM: the trajectories
 # (bodies' positions and velocities, the trees' coordinates, the links' centres) are the same bits
-# on 1, 2 and 4 ranks, the trees and the spheres spread over the ranks with constraints shared
+# on 1, 2 and 4 ranks, the bodies spread over the ranks by METIS with constraints shared
 # between them (the run's halo traffic is checked to be non-zero). Shortened to 0.1 s (24 steps of
 # 1/240 s, a frame every 4) to stay under a minute on two cores; the robots' feet press into the bed
-# within that time (at least 32 spheres, one per foot, move by more than 0.1 mm). Bad input: a bed too wide for one layer, and the
-# one-subsystem ablation (-subadmm_split none) on two ranks, each refused with one error line.
+# within that time (at least 32 spheres, one per foot, move by more than 0.1 mm). Bad input: a bed
+# too wide for one layer, and the one-subsystem ablation (-subadmm_split none) on two ranks, each
+# refused with one error line.
 # Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
 set -u
 bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
