@@ -79,4 +79,14 @@ typedef struct {
 sg_err sg_quadruped_add(sg_scene *s, const sg_quadruped *q, int *index);
 double sg_quadruped_stand_height(const sg_quadruped *q);
 sg_err sg_generate_quadruped(sg_scene *s);
+/* A 7-velocity arm (gen_arm.c): one tree of 7 revolute joints about z, y, z, y, z, y, z on a fixed base
+ * at `base`, capsule geoms, a tray (a thin box) on its last link, PD gains kp, kd on every joint
+ * holding the pose (0, pitch, 0, -2 pitch, 0, pitch, 0) in which the tray is level, at the height
+ * sg_arm_tray_height (its top). `generate arm` adds a ground plane and spheres on the tray. */
+typedef struct {
+  double base[3], kp, kd, pitch;
+} sg_arm;
+sg_err sg_arm_add(sg_scene *s, const sg_arm *a, int *index);
+double sg_arm_tray_height(const sg_arm *a);
+sg_err sg_generate_arm(sg_scene *s);
 #endif

@@ -108,6 +108,11 @@ const double *sg_problem_pair_block(const sg_problem *p, int i, int q, double *b
 /* The dense block of a compact pair from its frame, lever arm and sign (out: 3 x 6). */
 void sg_compact_block(const double *frame, const double *lever, double *out);
 
+/* one = p with all its subsystems merged into one (src/problem/merge.c): A block-diagonal and dense,
+ * every constraint's pairs summed into one block over all unknowns; unknowns and rows keep their
+ * layout. The "no subsystem split" variant of paper 002 Table III (SubADMM -subadmm_split none). */
+sg_err sg_problem_merge_subsystems(const sg_problem *p, sg_problem *one);
+
 /* Set the owner rank of every subsystem (owner[j], j < n_sub). */
 sg_err sg_problem_set_owners(sg_problem *p, const int *owner);
 

@@ -96,16 +96,3 @@ sg_err sg_quadruped_add(sg_scene *s, const sg_quadruped *q, int *index) {
   if (index) *index = i;
   return err;
 }
-
-sg_err sg_generate_quadruped(sg_scene *s) {
-  sg_quadruped q;
-  memset(&q, 0, sizeof q);
-  SG_CHECK(sg_opt_real("-kp", 400.0, 0.0, 1e9, "PD stiffness of every joint (N m/rad)", &q.kp));
-  SG_CHECK(sg_opt_real("-kd", 8.0, 1e-9, 1e9, "PD damping of every joint (N m s/rad)", &q.kd));
-  SG_CHECK(sg_opt_real("-crouch", 0.7, 0.05, 1.4, "thigh angle of the standing pose (rad; knees at -2 crouch)", &q.crouch));
-  SG_CHECK(sg_opt_real("-mu", 0.8, 0.0, 10.0, "friction between the feet and the ground", &s->friction[0]));
-  SG_CHECK(sg_add_ground(s, 0));
-  SG_CHECK(sg_quadruped_add(s, &q, NULL));
-  s->next_gid = s->n;
-  return SG_OK;
-}

@@ -39,6 +39,11 @@ typedef struct {
   int check_every;   /* -subadmm_check_every: iterations between residual checks */
   int max_restarts;  /* -subadmm_restarts: restarts from the saved iterate after a blow-up */
   double blowup;     /* -subadmm_blowup: residual growth over the saved iterate's that counts as one */
+  /* the ablation of paper 002 Table III: without the subsystem split (-subadmm_split none: the solve
+   * runs on `merged`, all subsystems as one, sg_problem_merge_subsystems) and without the body split
+   * (-subadmm_factor dense: a tree's H_j factorized as a dense block, not by (40)-(41)) */
+  int no_split, dense_trees;
+  sg_problem merged;
   /* the saved iterate: (v, lambda) whenever theta_p + theta_d halves, returned in place of a worse
    * last iterate and the point a restart starts from */
   double *saved_v, *saved_lambda, saved_tp, saved_td, saved_beta;
@@ -130,6 +135,14 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   SG_CHECK(sg_opt_int("-subadmm_restarts", d->max_restarts, 0, 1000, "restarts from the best saved iterate, with a 4x smaller fixed penalty, after a blow-up (not with the desaxce cone)", &restarts));
   d->max_restarts = (int)restarts;
   SG_CHECK(sg_opt_real("-subadmm_blowup", d->blowup, 1.0 + 1e-12, 1e300, "a residual this many times the saved iterate's is a blow-up", &d->blowup));
+  char split[16], factor[16];
+  SG_CHECK(sg_opt_choice("-subadmm_split", "subsystems", "subsystems|none", "subsystems: one per body (paper 002 Alg. 2); none: all of them as one subsystem, the whole system's equation (28) each iteration (an ablation, one rank)", split, sizeof split));
+  d->no_split = !strcmp(split, "none");
+  int size;
+  MPI_Comm_size(s->comm, &size);
+  if (d->no_split && size > 1) return sg_error_set(SG_ERR_ARG, "-subadmm_split none runs on one rank, not %d (SubADMM options)", size);
+  SG_CHECK(sg_opt_choice("-subadmm_factor", "tree", "tree|dense", "a tree's H_j: tree: with the tree's sparsity (40)-(41) where it keeps it; dense: a dense Cholesky (an ablation)", factor, sizeof factor));
+  d->dense_trees = !strcmp(factor, "dense");
   return SG_OK;
 }
 
@@ -140,6 +153,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
   free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused);
+  sg_problem_destroy(&d->merged);
   sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
@@ -433,7 +447,7 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
     sg_err err;
-    d->sub_ltl[j] = dof != 6 && has_tree_sparsity(p, j, d->L + off);
+    d->sub_ltl[j] = dof != 6 && !d->dense_trees && has_tree_sparsity(p, j, d->L + off);
     if (dof == 6) {
       memcpy(H, d->L + off, sizeof H);
       err = spd6_inverse(H, d->L + off); /* rigid bodies keep H^{-1}: the v-update is one mat-vec */
@@ -891,6 +905,10 @@ static sg_err subadmm_setup(sg_solver *s, const sg_problem *p) {
   MPI_Comm_rank(s->comm, &d->rank);
   MPI_Comm_size(s->comm, &d->size);
   if (d->size > 1 && !p->has_owners) return sg_error_set(SG_ERR_ARG, "SubADMM: a problem on %d ranks needs subsystem owners", d->size);
+  if (d->no_split) {
+    SG_CHECK(sg_problem_merge_subsystems(p, &d->merged));
+    p = &d->merged;
+  }
   /* with a distributed scene a rank may hold no subsystem or no constraint while others do: the
    * ranks decide together, so that all of them take part in the same collectives */
   int any[2] = {p->n_sub > 0, p->n_con > 0};
@@ -912,6 +930,7 @@ static sg_err subadmm_setup(sg_solver *s, const sg_problem *p) {
 
 static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double *lambda, sg_solve_info *info) {
   subadmm *d = s->data;
+  if (d->no_split) p = &d->merged; /* the same unknowns and rows as the problem given (setup) */
   if (!d->any_sub) {
     info->reason = SG_CONVERGED_TRIVIAL;
     return SG_OK;
@@ -1066,6 +1085,8 @@ static void subadmm_view(const sg_solver *s, FILE *f) {
   fprintf(f, "  cone: %s", d->desaxce ? "desaxce" : "strict");
   if (d->desaxce) fprintf(f, " (updated every %d)", d->shift_every);
   fprintf(f, "; Anderson memory %d; restarts %d (blow-up factor %g)\n", d->anderson_m, d->max_restarts, d->blowup);
+  if (d->no_split || d->dense_trees)
+    fprintf(f, "  ablation: %s%s\n", d->no_split ? "no subsystem split (one subsystem) " : "", d->dense_trees ? "trees factorized densely" : "");
 }
 
 const sg_solver_ops sg_solver_subadmm_ops = {
