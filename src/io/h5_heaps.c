@@ -90,18 +90,22 @@ static const char *check_reference(const raw_file *r, const uint8_t *ref) {
 }
 
 /* The data of attribute message d (n bytes) when it is named `name` and is a variable-length
- * string: *data, *len set; 1 found, 0 another attribute, -1 one to leave to HDF5, -3 its
- * characters are not of one byte. */
+ * string: *data, *len set; 1 found, 0 another attribute, -3 its characters are not of one byte,
+ * -4 its type is not one this walk can follow (shared, or not what HDF5 calls a variable-length
+ * string): HDF5 takes the attribute for a variable-length string, so such a type is a corrupted
+ * one, and leaving it to HDF5 let a reference into a corrupted collection through (tests/fuzz: a
+ * version-1 message's reserved byte set to 0xff read as the shared-type flag, then H5Aread
+ * looped forever in a collection whose free-space record says 0 bytes). */
 static int attr_message(const uint8_t *d, uint64_t n, const char *name, const uint8_t **data, uint64_t *len) {
   if (n < 9) return 0;
-  int ver = d[0], shared_type = d[1] & 1;
+  int ver = d[0], shared_type = ver > 1 && (d[1] & 1); /* version 1 has no flags: HDF5 ignores the byte */
   uint64_t nsz = le(d + 2, 2), tsz = le(d + 4, 2), ssz = le(d + 6, 2), off = ver == 3 ? 9 : 8;
   if (ver < 1 || ver > 3) return 0;
   uint64_t pn = ver == 1 ? pad8(nsz) : nsz, pt = ver == 1 ? pad8(tsz) : tsz, ps = ver == 1 ? pad8(ssz) : ssz;
   if (off + pn + pt + ps > n || nsz != strlen(name) + 1 || memcmp(d + off, name, nsz) != 0) return 0;
   const uint8_t *type = d + off + pn;
-  if (shared_type || tsz < 2) return -1;
-  if ((type[0] & 15) != 9 || (type[1] & 15) != 1) return -1; /* not a variable-length string */
+  if (shared_type || tsz < 2) return -4;
+  if ((type[0] & 15) != 9 || (type[1] & 15) != 1) return -4; /* not a variable-length string */
   /* its characters: the base type's size, which HDF5 multiplies the length by */
   if (tsz < 16 || le(type + 12, 4) != 1) return -3;
   *data = type + pt + ps;
@@ -110,7 +114,8 @@ static int attr_message(const uint8_t *d, uint64_t n, const char *name, const ui
 }
 
 /* Find attribute `name` in the version-1 object header at addr: 1 found (data, len), 0 not there,
- * -1 left to HDF5 (another header version), -2 a header that cannot be walked, -3 as attr_message. */
+ * -1 left to HDF5 (another header version), -2 a header that cannot be walked, -3 and -4 as
+ * attr_message. */
 static int find_attr(const raw_file *r, uint64_t addr, const char *name, uint8_t **block, const uint8_t **data,
                      uint64_t *len) {
   uint8_t *pre = raw_read(r, addr, 16);
@@ -173,7 +178,10 @@ sg_err sg_h5_vlen_attr_check(hid_t loc, const char *name, const char *file, cons
   const uint8_t *data = NULL;
   uint64_t len = 0;
   int found = find_attr(&r, info.addr, name, &block, &data, &len);
-  const char *why = found == -2 ? "its object header cannot be walked" : found == -3 ? "its characters are not bytes" : NULL;
+  const char *why = found == -2 ? "its object header cannot be walked"
+                    : found == -3 ? "its characters are not bytes"
+                    : found == -4 ? "its type is shared or not a variable-length string in the file"
+                                  : NULL;
   if (found == 1 && len < (uint64_t)(8 + r.sa)) why = "its reference is truncated";
   else if (found == 1) why = check_reference(&r, data);
   free(block);

@@ -106,6 +106,20 @@ def edit(case, src, dst):
                 data[ref + 12:ref + 16] = struct.pack("<I", 1 << 30)
             else:  # the first object of the collection claims 4000 bytes: HDF5's parser loops
                 data[heap + 24:heap + 32] = struct.pack("<Q", 4000)
+        elif case == "vlen_flags_free_zero":
+            # the root attribute kind's reserved byte (version 1: no flags) 0xff, and its collection's
+            # free-space record 0 bytes long (tests/fuzz: fuzz_checkpoint): HDF5 1.10's parser of the
+            # collection never moves past that record
+            at = attr_message(data, header_addr(src, None), "kind")
+            data[at + 1] = 0xFF
+            ref, heap = vlen_ref(data, header_addr(src, None))
+            size = struct.unpack("<Q", data[heap + 8:heap + 16])[0]
+            p = heap + 16
+            while p + 16 <= heap + size and struct.unpack("<H", data[p:p + 2])[0] != 0:
+                p += 16 + (struct.unpack("<Q", data[p + 8:p + 16])[0] + 7) // 8 * 8
+            if p + 16 > heap + size:
+                raise SystemExit("the collection has no free-space record")
+            data[p + 8:p + 16] = struct.pack("<Q", 0)
         elif case == "empty_vlen_index":
             # the reference of /hooks/state's names, an empty string, with its index 2 -> 0xFFFFFF02
             # (tests/fuzz: fuzz_checkpoint): HDF5 reads a reference whose length is 0 from its

@@ -67,6 +67,12 @@ expect heap_object_size scene.h5 "attribute kind is a corrupted variable-length 
 expect vlen_index run.ckpt.h5 "attribute kind is a corrupted variable-length string" info run.ckpt.h5
 expect vlen_length run.ckpt.h5 "attribute kind is a corrupted variable-length string" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
 
+section "a version-1 attribute's reserved byte set, its collection's free space 0 bytes (the root attribute kind)"
+msg="attribute kind is a corrupted variable-length string (its collection's free space is corrupted)"
+expect vlen_flags_free_zero scene.h5 "$msg" info scene.h5
+expect vlen_flags_free_zero run.ckpt.h5 "$msg" info run.ckpt.h5
+expect -n 2 vlen_flags_free_zero run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+
 section "an empty variable-length string whose index is corrupted (a checkpoint's /hooks/state names)"
 msg="attribute names is a corrupted variable-length string (its collection does not hold its object) (on dataset /hooks/state)"
 expect empty_vlen_index run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o hooks_out.h5 -t_final 0.05
