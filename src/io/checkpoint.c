@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "io/io_internal.h"
+#include "io/read_fapl.h"
 #include "signorini/io.h"
 #include "signorini/tree.h"
 
@@ -424,15 +425,15 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
 /* --- reading ------------------------------------------------------------------------------------- */
 
 /* Open for reading, telling a file that is no HDF5 at all from one HDF5 cannot open any more. */
-static sg_err open_checkpoint(MPI_Comm comm, const char *path, hid_t *file) {
+static sg_err open_checkpoint(MPI_Comm comm, const char *path, hid_t access, hid_t *file) {
   *file = H5I_INVALID_HID;
   SG_CHECK(sg_fs_check_readable(comm, path));
   SG_CHECK(sg_error_collective(comm, sg_h5_check_local_heaps(path)));
   sg_h5_quiet();
-  hid_t fapl = sg_h5_fapl(comm);
+  hid_t fapl = access == H5P_DEFAULT ? sg_h5_fapl(comm) : access;
   if (fapl < 0) return sg_error_collective(comm, sg_error_set(SG_ERR_LIB, "cannot open %s: HDF5 MPI-IO file access setup failed", path));
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-  H5Pclose(fapl);
+  if (fapl != access) H5Pclose(fapl);
   sg_err err = SG_OK;
   if (f < 0) {
     int rank;
@@ -585,7 +586,7 @@ static sg_err read_hooks(hid_t file, const char *path, hid_t dxpl, sg_checkpoint
  * warm start and the hooks' state, checked against state_hash. Collective. */
 static sg_err read_body(MPI_Comm comm, hid_t file, const char *path, uint64_t stored, sg_scene *ck,
                         sg_checkpoint_info *info) {
-  hid_t dxpl = sg_h5_dxpl();
+  hid_t dxpl = sg_h5_read_dxpl(file);
   long long attr = -1;
   sg_err err = dxpl < 0 ? sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path) : SG_OK;
   if (!err) err = sg_scene_group_read(file, "", path, dxpl, ck);
@@ -660,9 +661,14 @@ static sg_err restore(MPI_Comm comm, const sg_scene *s, const sg_scene *ck, cons
 
 sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_path, sg_scene *s,
                           sg_checkpoint_info *info) {
+  return sg_checkpoint_read_fapl(comm, path, H5P_DEFAULT, scene_path, s, info);
+}
+
+sg_err sg_checkpoint_read_fapl(MPI_Comm comm, const char *path, hid_t access, const char *scene_path, sg_scene *s,
+                               sg_checkpoint_info *info) {
   memset(info, 0, sizeof *info);
   hid_t file;
-  SG_CHECK(open_checkpoint(comm, path, &file));
+  SG_CHECK(open_checkpoint(comm, path, access, &file));
   char sname[4200];
   uint64_t stored_state = 0;
   fmt_scene_name(sname, sizeof sname, scene_path);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "io/io_internal.h"
+#include "io/read_fapl.h"
 #include "signorini/cone.h"
 #include "signorini/fclib.h"
 
@@ -287,12 +288,14 @@ done:
   return err;
 }
 
-sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp) {
+sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp) { return sg_fclib_read_fapl(path, H5P_DEFAULT, fp); }
+
+sg_err sg_fclib_read_fapl(const char *path, hid_t access, sg_fclib_problem *fp) {
   memset(fp, 0, sizeof *fp);
   SG_CHECK(sg_fs_readable_file(path));
   SG_CHECK(sg_h5_check_local_heaps(path));
   sg_h5_quiet();
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, access);
   if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);
   sg_err err = sg_h5_check_object_header(f, path); /* the root group's, before any lookup in it */
   if (!err) err = read_open(f, path, fp);

@@ -31,6 +31,13 @@ hid_t sg_h5_dxpl(void) {
   return dxpl;
 }
 
+hid_t sg_h5_read_dxpl(hid_t file) {
+  hid_t fapl = H5Fget_access_plist(file);
+  int mpi = fapl >= 0 && H5Pget_driver(fapl) == H5FD_MPIO;
+  if (fapl >= 0) H5Pclose(fapl);
+  return mpi ? sg_h5_dxpl() : H5Pcreate(H5P_DATASET_XFER);
+}
+
 void sg_h5_close(hid_t *id) {
   if (*id < 0) return;
   switch (H5Iget_type(*id)) {
@@ -46,15 +53,15 @@ void sg_h5_close(hid_t *id) {
   *id = H5I_INVALID_HID;
 }
 
-sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t *file) {
+sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t access, hid_t *file) {
   *file = H5I_INVALID_HID;
   SG_CHECK(sg_fs_check_readable(comm, path));
   SG_CHECK(sg_h5_check_local_heaps(path)); /* every rank reads the same file: the same verdict */
   sg_h5_quiet();
-  hid_t fapl = sg_h5_fapl(comm);
+  hid_t fapl = access == H5P_DEFAULT ? sg_h5_fapl(comm) : access;
   if (fapl < 0) return sg_error_set(SG_ERR_LIB, "cannot open %s: HDF5 MPI-IO file access setup failed", path);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-  H5Pclose(fapl);
+  if (fapl != access) H5Pclose(fapl);
   if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);
   sg_err err = sg_h5_check_object_header(f, path); /* the root group's, before any lookup in it */
   if (err) {

@@ -17,8 +17,12 @@ void sg_h5_quiet(void);
 /* Property lists: file access through MPI-IO, collective transfers. < 0 on failure. */
 hid_t sg_h5_fapl(MPI_Comm comm);
 hid_t sg_h5_dxpl(void);
-/* Open an existing file read-only (collective); messages say why it cannot be opened. */
-sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t *file);
+/* The readers' transfers of `file`: sg_h5_dxpl's collective ones where its driver is MPI-IO, the
+ * default ones otherwise (HDF5 refuses collective transfers on other drivers: read_fapl.h). */
+hid_t sg_h5_read_dxpl(hid_t file);
+/* Open an existing file read-only (collective); messages say why it cannot be opened. access:
+ * H5P_DEFAULT for MPI-IO on comm (sg_h5_fapl), or the caller's file access list (read_fapl.h). */
+sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t access, hid_t *file);
 /* Create (truncate) `tmp_path`; messages name `shown_path`, the name the user asked for. */
 sg_err sg_h5_create(MPI_Comm comm, const char *tmp_path, const char *shown_path, hid_t *file);
 void sg_h5_close(hid_t *id);

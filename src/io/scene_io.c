@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_internal.h"
+#include "io/read_fapl.h"
 #include "signorini/exchange.h"
 #include "signorini/io.h"
 
@@ -336,11 +337,15 @@ sg_err sg_scene_check_header(hid_t file, const char *path) {
 }
 
 sg_err sg_scene_read(MPI_Comm comm, const char *path, sg_scene *s) {
+  return sg_scene_read_fapl(comm, path, H5P_DEFAULT, s);
+}
+
+sg_err sg_scene_read_fapl(MPI_Comm comm, const char *path, hid_t access, sg_scene *s) {
   memset(s, 0, sizeof *s);
   hid_t file, dxpl = H5I_INVALID_HID;
-  sg_err err = sg_h5_open_read(comm, path, &file);
+  sg_err err = sg_h5_open_read(comm, path, access, &file);
   if (!err) err = sg_scene_check_header(file, path);
-  if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
+  if (!err && (dxpl = sg_h5_read_dxpl(file)) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
   if (!err) err = sg_scene_group_read(file, "", path, dxpl, s);
   sg_h5_close(&dxpl);
   sg_h5_close(&file);
