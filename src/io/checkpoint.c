@@ -295,14 +295,15 @@ static sg_err write_warm(MPI_Comm comm, hid_t file, const char *path, const sg_w
     hid_t d;
     err = sg_h5_dataset_create(file, cols[c].name, cols[c].ftype, 1, dims, NULL, NULL, path, &d);
     /* an empty dataset takes no transfer (HDF5 refuses one); total is the same on every rank */
-    if (!err && total > 0) err = sg_h5_write_range(d, cols[c].mtype, (hsize_t)off, (hsize_t)mine, mine > 0, cols[c].data, dxpl,
+    if (!err && total > 0) err = sg_h5_write_range(comm, d, cols[c].mtype, (hsize_t)off, (hsize_t)mine, mine > 0, cols[c].data, dxpl,
                                       path, cols[c].name);
     sg_h5_close(&d);
   }
   if (!err) {
     hid_t d;
     err = sg_h5_dataset_create(file, "warm/lambda", H5T_IEEE_F64LE, 2, dims, NULL, NULL, path, &d);
-    if (!err && total > 0) err = sg_h5_write_rows(d, H5T_NATIVE_DOUBLE, -1, 3, mine, row, lam, dxpl, path, "warm/lambda");
+    if (!err && total > 0)
+      err = sg_error_collective(comm, sg_h5_write_rows(d, H5T_NATIVE_DOUBLE, -1, 3, mine, row, lam, dxpl, path, "warm/lambda"));
     sg_h5_close(&d);
   }
   free(ga);
@@ -347,7 +348,7 @@ static sg_err write_hooks(MPI_Comm comm, hid_t file, const char *path, const ckp
   sg_err err = sg_h5_dataset_create(file, "hooks/state", H5T_STD_I64LE, 1, dims, NULL, NULL, path, &d);
   /* an empty dataset takes no transfer (HDF5 refuses one); n_hooks is the same on every rank */
   if (!err && c->n_hooks > 0)
-    err = sg_h5_write_whole(d, H5T_NATIVE_INT64, rank == 0, c->hooks, dxpl, path, "hooks/state");
+    err = sg_h5_write_whole(comm, d, H5T_NATIVE_INT64, rank == 0, c->hooks, dxpl, path, "hooks/state");
   if (!err) err = sg_h5_attr_write_str(d, "names", c->names, path);
   sg_h5_close(&d);
   return err;
@@ -409,9 +410,7 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
   sg_err err = sg_error_collective(comm, sg_h5_create(comm, tmp, path, &file));
   int created = !err;
   if (!err) err = write_contents(comm, file, path, s, prm, x->scene_hash, &c);
-  if (!err && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) err = sg_error_set(SG_ERR_IO, "cannot write %s: flushing %s failed", path, tmp);
-  if (file >= 0 && H5Fclose(file) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed", path, tmp);
-  err = sg_error_collective(comm, err);
+  err = sg_h5_close_written(comm, &file, tmp, path, err, 0);
   if (!err && rank == 0) err = sync_file(tmp, path);
   err = sg_error_collective(comm, err);
   /* The previous checkpoint is replaced only now, in one step, by a complete file. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "io/io_internal.h"
 
 void sg_h5_quiet(void) {
@@ -83,6 +84,31 @@ sg_err sg_h5_create(MPI_Comm comm, const char *tmp_path, const char *shown_path,
   if (f < 0) return sg_error_set(SG_ERR_IO, "cannot write %s: cannot create %s", shown_path, tmp_path);
   *file = f;
   return SG_OK;
+}
+
+sg_err sg_h5_close_written(MPI_Comm comm, hid_t *file, const char *tmp, const char *shown, sg_err err, int discard) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (!discard) {
+    err = sg_error_collective(comm, err);
+    if (!err && *file >= 0 && H5Fflush(*file, H5F_SCOPE_GLOBAL) < 0)
+      err = sg_error_set(SG_ERR_IO, "cannot write %s: flushing %s failed (disk full?)", shown, tmp);
+    err = sg_error_collective(comm, err);
+  }
+  if ((err || discard) && *file >= 0) {
+    if (rank == 0 && truncate(tmp, 0) != 0) { /* nothing more to do: the close may fail, as before */
+    }
+    MPI_Barrier(comm); /* no rank's close flushes before the room is made */
+  }
+  if (discard) {
+    if (*file >= 0) H5Fclose(*file);
+    *file = H5I_INVALID_HID;
+    return SG_OK;
+  }
+  if (*file >= 0 && H5Fclose(*file) < 0 && !err)
+    err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed (disk full?)", shown, tmp);
+  *file = H5I_INVALID_HID;
+  return sg_error_collective(comm, err);
 }
 
 int sg_h5_exists(hid_t loc, const char *name) {
@@ -424,10 +450,10 @@ done:
   return err;
 }
 
-sg_err sg_h5_write_range(hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,
+sg_err sg_h5_write_range(MPI_Comm comm, hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,
                          const void *data, hid_t dxpl, const char *file, const char *name) {
   hid_t fspace = H5Dget_space(dset), mspace = H5I_INVALID_HID;
-  if (fspace < 0) return sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name);
+  if (fspace < 0) return sg_error_collective(comm, sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name));
   sg_err err = SG_OK;
   if (!write || count == 0) {
     err = write_nothing(dset, memtype, fspace, dxpl, file, name);
@@ -439,20 +465,20 @@ sg_err sg_h5_write_range(hid_t dset, hid_t memtype, hsize_t start, hsize_t count
   }
   sg_h5_close(&mspace);
   sg_h5_close(&fspace);
-  return err;
+  return sg_error_collective(comm, err);
 }
 
-sg_err sg_h5_write_whole(hid_t dset, hid_t memtype, int write, const void *data, hid_t dxpl,
+sg_err sg_h5_write_whole(MPI_Comm comm, hid_t dset, hid_t memtype, int write, const void *data, hid_t dxpl,
                          const char *file, const char *name) {
   hid_t fspace = H5Dget_space(dset);
-  if (fspace < 0) return sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name);
+  if (fspace < 0) return sg_error_collective(comm, sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name));
   sg_err err = SG_OK;
   if (!write)
     err = write_nothing(dset, memtype, fspace, dxpl, file, name);
   else if (H5Dwrite(dset, memtype, fspace, fspace, dxpl, data) < 0)
     err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
   sg_h5_close(&fspace);
-  return err;
+  return sg_error_collective(comm, err);
 }
 
 /* "[10][3]"; negative extents (any) print as "[*]". */
