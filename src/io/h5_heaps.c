@@ -10,6 +10,9 @@
  *   bound: a list that loops hangs every lookup in the group, H5Fopen's included.
  * - object headers: HDF5 decodes an attribute message by the sizes it states, so one whose parts
  *   run past the message made H5Aexists read past the header's buffer (sg_h5_check_object_header).
+ *   HDF5 loads a header before any check could run on the open file (H5Fopen the root group's, a
+ *   lookup those of the groups on its path, H5Dopen2 the dataset's), so before H5Fopen every
+ *   header of the group tree is walked from the superblock (check_root_tree).
  * Version-2 object headers (checksummed, written only with newer format settings) and attributes
  * in dense storage are left to HDF5. */
 #include <fcntl.h>
@@ -389,6 +392,9 @@ static const char *check_attr_message(const raw_file *r, const uint8_t *d, uint6
   if (shared) return NULL; /* a shared (committed) type or space lives in another header: HDF5's */
   const uint8_t *t = d + off + pn, *s = t + pt;
   if (type_bytes(t, tsz, 0) == NO_FIT) return "an attribute's datatype runs past its size";
+  /* HDF5 copies elements x the stated size of the type, a variable-length one's included
+   * (tests/fuzz, ASan: a string type of 48 bytes, not a reference's 16, read past the header) */
+  if ((t[0] & 15) == 9 && le(t + 4, 4) != 8 + (uint64_t)r->sa) return "an attribute's variable-length type has a corrupted size";
   uint64_t elements = 0, size = (t[0] & 15) == 9 ? 8 + (uint64_t)r->sa : le(t + 4, 4);
   const char *why = space_elements(r, s, ssz, &elements);
   if (why) return why;

@@ -134,6 +134,15 @@ def edit(case, src, dst):
                 raise SystemExit("the fill value message is not of version 2")
             data[at + 1] = 1
             data[at - 4] |= 2
+        elif case == "vlen_type_size":
+            # the root attribute kind's variable-length string type with its size 16 -> 48 (tests/fuzz,
+            # ASan: fuzz_scene): H5Aexists copied 48 bytes of data from a message that holds 16
+            at = attr_message(data, header_addr(src, None), "kind")
+            nsz = struct.unpack("<H", data[at + 2:at + 4])[0]
+            t = at + 8 + (nsz + 7) // 8 * 8
+            if data[t] & 15 != 9 or struct.unpack("<I", data[t + 4:t + 8])[0] != 16:
+                raise SystemExit("kind is not a variable-length type of 16 bytes")
+            data[t + 4:t + 8] = struct.pack("<I", 48)
         elif case == "vlen_flags_free_zero":
             # the root attribute kind's reserved byte (version 1: no flags) 0xff, and its collection's
             # free-space record 0 bytes long (tests/fuzz: fuzz_checkpoint): HDF5 1.10's parser of the
