@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "io/io_internal.h"
+#include "io/read_fapl.h"
 #include "signorini/io.h"
 #include "signorini/tree.h"
 
@@ -333,14 +334,15 @@ static sg_err write_warm(MPI_Comm comm, hid_t file, const char *path, const sg_w
     hid_t d;
     err = sg_h5_dataset_create(file, cols[c].name, cols[c].ftype, 1, dims, NULL, NULL, path, &d);
     /* an empty dataset takes no transfer (HDF5 refuses one); total is the same on every rank */
-    if (!err && total > 0) err = sg_h5_write_range(d, cols[c].mtype, (hsize_t)off, (hsize_t)mine, mine > 0, cols[c].data, dxpl,
+    if (!err && total > 0) err = sg_h5_write_range(comm, d, cols[c].mtype, (hsize_t)off, (hsize_t)mine, mine > 0, cols[c].data, dxpl,
                                       path, cols[c].name);
     sg_h5_close(&d);
   }
   if (!err) {
     hid_t d;
     err = sg_h5_dataset_create(file, "warm/lambda", H5T_IEEE_F64LE, 2, dims, NULL, NULL, path, &d);
-    if (!err && total > 0) err = sg_h5_write_rows(d, H5T_NATIVE_DOUBLE, -1, 3, mine, row, lam, dxpl, path, "warm/lambda");
+    if (!err && total > 0)
+      err = sg_error_collective(comm, sg_h5_write_rows(d, H5T_NATIVE_DOUBLE, -1, 3, mine, row, lam, dxpl, path, "warm/lambda"));
     sg_h5_close(&d);
   }
   free(ga);
@@ -385,7 +387,7 @@ static sg_err write_hooks(MPI_Comm comm, hid_t file, const char *path, const ckp
   sg_err err = sg_h5_dataset_create(file, "hooks/state", H5T_STD_I64LE, 1, dims, NULL, NULL, path, &d);
   /* an empty dataset takes no transfer (HDF5 refuses one); n_hooks is the same on every rank */
   if (!err && c->n_hooks > 0)
-    err = sg_h5_write_whole(d, H5T_NATIVE_INT64, rank == 0, c->hooks, dxpl, path, "hooks/state");
+    err = sg_h5_write_whole(comm, d, H5T_NATIVE_INT64, rank == 0, c->hooks, dxpl, path, "hooks/state");
   if (!err) err = sg_h5_attr_write_str(d, "names", c->names, path);
   sg_h5_close(&d);
   return err;
@@ -448,9 +450,7 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
   sg_err err = sg_error_collective(comm, sg_h5_create(comm, tmp, path, &file));
   int created = !err;
   if (!err) err = write_contents(comm, file, path, s, prm, x->scene_hash, &c);
-  if (!err && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) err = sg_error_set(SG_ERR_IO, "cannot write %s: flushing %s failed", path, tmp);
-  if (file >= 0 && H5Fclose(file) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed", path, tmp);
-  err = sg_error_collective(comm, err);
+  err = sg_h5_close_written(comm, &file, tmp, path, err, 0);
   if (!err && rank == 0) err = sync_file(tmp, path);
   err = sg_error_collective(comm, err);
   /* The previous checkpoint is replaced only now, in one step, by a complete file. */
@@ -464,15 +464,15 @@ sg_err sg_checkpoint_write(MPI_Comm comm, const char *path, const sg_scene *s, c
 /* --- reading ------------------------------------------------------------------------------------- */
 
 /* Open for reading, telling a file that is no HDF5 at all from one HDF5 cannot open any more. */
-static sg_err open_checkpoint(MPI_Comm comm, const char *path, hid_t *file) {
+static sg_err open_checkpoint(MPI_Comm comm, const char *path, hid_t access, hid_t *file) {
   *file = H5I_INVALID_HID;
   SG_CHECK(sg_fs_check_readable(comm, path));
   SG_CHECK(sg_error_collective(comm, sg_h5_check_local_heaps(path)));
   sg_h5_quiet();
-  hid_t fapl = sg_h5_fapl(comm);
+  hid_t fapl = access == H5P_DEFAULT ? sg_h5_fapl(comm) : access;
   if (fapl < 0) return sg_error_collective(comm, sg_error_set(SG_ERR_LIB, "cannot open %s: HDF5 MPI-IO file access setup failed", path));
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-  H5Pclose(fapl);
+  if (fapl != access) H5Pclose(fapl);
   sg_err err = SG_OK;
   if (f < 0) {
     int rank;
@@ -631,7 +631,7 @@ static sg_err read_hooks(hid_t file, const char *path, hid_t dxpl, sg_checkpoint
  * warm start and the hooks' state, checked against state_hash. Collective. */
 static sg_err read_body(MPI_Comm comm, hid_t file, const char *path, uint64_t stored, sg_scene *ck,
                         sg_checkpoint_info *info) {
-  hid_t dxpl = sg_h5_dxpl();
+  hid_t dxpl = sg_h5_read_dxpl(file);
   long long attr = -1;
   sg_err err = dxpl < 0 ? sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path) : SG_OK;
   if (!err) err = sg_scene_group_read(file, "", path, dxpl, ck);
@@ -706,9 +706,14 @@ static sg_err restore(MPI_Comm comm, const sg_scene *s, const sg_scene *ck, cons
 
 sg_err sg_checkpoint_read(MPI_Comm comm, const char *path, const char *scene_path, sg_scene *s,
                           sg_checkpoint_info *info) {
+  return sg_checkpoint_read_fapl(comm, path, H5P_DEFAULT, scene_path, s, info);
+}
+
+sg_err sg_checkpoint_read_fapl(MPI_Comm comm, const char *path, hid_t access, const char *scene_path, sg_scene *s,
+                               sg_checkpoint_info *info) {
   memset(info, 0, sizeof *info);
   hid_t file;
-  SG_CHECK(open_checkpoint(comm, path, &file));
+  SG_CHECK(open_checkpoint(comm, path, access, &file));
   char sname[4200];
   uint64_t stored_state = 0;
   fmt_scene_name(sname, sizeof sname, scene_path);

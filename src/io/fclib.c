@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "io/io_internal.h"
+#include "io/read_fapl.h"
 #include "signorini/cone.h"
 #include "signorini/fclib.h"
 
@@ -287,12 +288,14 @@ done:
   return err;
 }
 
-sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp) {
+sg_err sg_fclib_read(const char *path, sg_fclib_problem *fp) { return sg_fclib_read_fapl(path, H5P_DEFAULT, fp); }
+
+sg_err sg_fclib_read_fapl(const char *path, hid_t access, sg_fclib_problem *fp) {
   memset(fp, 0, sizeof *fp);
   SG_CHECK(sg_fs_readable_file(path));
   SG_CHECK(sg_h5_check_local_heaps(path));
   sg_h5_quiet();
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, access);
   if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);
   sg_err err = sg_h5_check_object_header(f, path); /* the root group's, before any lookup in it */
   if (!err) err = read_open(f, path, fp);
@@ -535,33 +538,16 @@ done:
 
 /* --- solution writer --------------------------------------------------------------------------- */
 
-static sg_err copy_file(const char *in, const char *out) {
-  FILE *a = fopen(in, "rb");
-  if (!a) return sg_error_set(SG_ERR_IO, "cannot read %s", in);
-  FILE *b = fopen(out, "wb");
-  if (!b) { fclose(a); return sg_error_set(SG_ERR_IO, "cannot write %s", out); }
-  char buf[1 << 16];
-  size_t got;
-  sg_err err = SG_OK;
-  while ((got = fread(buf, 1, sizeof buf, a)) > 0)
-    if (fwrite(buf, 1, got, b) != got) { err = sg_error_set(SG_ERR_IO, "cannot write %s (disk full?)", out); break; }
-  if (!err && ferror(a)) err = sg_error_set(SG_ERR_IO, "cannot read %s", in);
-  fclose(a);
-  if (fclose(b) && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s", out);
-  return err;
-}
-
 static sg_err write_vec(hid_t g, const char *name, const char *file, int len, const double *x) {
   return sg_h5_write_vector(g, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, len, x, file);
 }
 
-/* The copy with its /solution group, written to `tmp`. */
-static sg_err write_solution_copy(const char *in_path, const char *tmp, const char *out_path, const sg_fclib_problem *fp,
+/* The copy with its /solution group, made in memory (HDF5 knows it as `name`) and written to
+ * out_path atomically. */
+static sg_err write_solution_copy(const char *in_path, const char *name, const char *out_path, const sg_fclib_problem *fp,
                                   const double *v, const double *u, const double *r) {
-  SG_CHECK(copy_file(in_path, tmp));
-  sg_h5_quiet();
-  hid_t f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
-  if (f < 0) return sg_error_set(SG_ERR_IO, "cannot open %s for writing", out_path);
+  hid_t f;
+  SG_CHECK(sg_h5_mem_open(in_path, name, out_path, &f));
   sg_err err = SG_OK;
   hid_t g = H5I_INVALID_HID;
   if (sg_h5_exists(f, "solution") && H5Ldelete(f, "solution", H5P_DEFAULT) < 0)
@@ -572,22 +558,19 @@ static sg_err write_solution_copy(const char *in_path, const char *tmp, const ch
   if (!err) err = write_vec(g, "u", out_path, fp->m, u);
   if (!err) err = write_vec(g, "r", out_path, fp->m, r);
   sg_h5_close(&g);
-  if (H5Fclose(f) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s (closing it failed: disk full?)", out_path);
-  return err;
+  return sg_h5_mem_save(&f, out_path, err);
 }
 
 /* Atomic: the copy is written under a temporary name and renamed once complete, so a failure
- * (a full disk) never leaves a truncated file under the final name. */
+ * (a full disk) never leaves a truncated file under the final name (sg_h5_mem_save). */
 sg_err sg_fclib_write_solution(const char *in_path, const char *out_path, const sg_fclib_problem *fp,
                                const double *v, const double *u, const double *r) {
   if (!strcmp(in_path, out_path)) return sg_error_set(SG_ERR_ARG, "%s: the solution goes into a copy, not the input", out_path);
   size_t n = strlen(out_path) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) return sg_error_set(SG_ERR_MEM, "out of memory writing %s", out_path);
-  snprintf(tmp, n, "%s.tmp.%ld", out_path, (long)getpid());
-  sg_err err = write_solution_copy(in_path, tmp, out_path, fp, v, u, r);
-  if (!err && rename(tmp, out_path) != 0) err = sg_error_set(SG_ERR_IO, "cannot write %s: renaming %s failed", out_path, tmp);
-  if (err) unlink(tmp);
-  free(tmp);
+  char *name = malloc(n);
+  if (!name) return sg_error_set(SG_ERR_MEM, "out of memory writing %s", out_path);
+  snprintf(name, n, "%s.mem.%ld", out_path, (long)getpid());
+  sg_err err = write_solution_copy(in_path, name, out_path, fp, v, u, r);
+  free(name);
   return err;
 }

@@ -136,17 +136,13 @@ sg_err sg_fclib_write_problem(const char *path, const sg_problem *p, const char 
   if (p->n_con == 0)
     return sg_error_set(SG_ERR_ARG, "cannot write %s: the problem has no contact (an FCLIB problem needs at least one)", path);
   size_t len = strlen(path) + 32;
-  char *tmp = malloc(len);
-  if (!tmp) return sg_error_set(SG_ERR_MEM, "out of memory for a temporary name beside %s", path);
-  snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-  sg_h5_quiet();
-  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  sg_err err = SG_OK;
-  if (f < 0) err = sg_error_set(SG_ERR_IO, "cannot write %s: cannot create %s", path, tmp);
+  char *name = malloc(len);
+  if (!name) return sg_error_set(SG_ERR_MEM, "out of memory for a temporary name beside %s", path);
+  snprintf(name, len, "%s.mem.%ld", path, (long)getpid()); /* HDF5's name for the file in memory */
+  hid_t f;
+  sg_err err = sg_h5_mem_create(name, path, &f);
   if (!err) err = write_global(f, path, p, title, description);
-  if (f >= 0 && H5Fclose(f) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed", path, tmp);
-  if (!err && rename(tmp, path) != 0) err = sg_error_set(SG_ERR_IO, "cannot write %s: renaming %s failed", path, tmp);
-  if (err) unlink(tmp);
-  free(tmp);
+  err = sg_h5_mem_save(&f, path, err); /* atomic: a temporary name, then the rename */
+  free(name);
   return err;
 }

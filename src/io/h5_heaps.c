@@ -10,6 +10,9 @@
  *   bound: a list that loops hangs every lookup in the group, H5Fopen's included.
  * - object headers: HDF5 decodes an attribute message by the sizes it states, so one whose parts
  *   run past the message made H5Aexists read past the header's buffer (sg_h5_check_object_header).
+ *   HDF5 loads a header before any check could run on the open file (H5Fopen the root group's, a
+ *   lookup those of the groups on its path, H5Dopen2 the dataset's), so before H5Fopen every
+ *   header of the group tree is walked from the superblock (check_root_tree).
  * Version-2 object headers (checksummed, written only with newer format settings) and attributes
  * in dense storage are left to HDF5. */
 #include <fcntl.h>
@@ -27,6 +30,7 @@ typedef struct {
   int fd;
   uint64_t base, eof; /* addresses are relative to base (the user block); eof: bytes after it */
   int sa, ss;         /* sizes of addresses and lengths in the file */
+  int leaf_k, node_k; /* a group's symbol node holds up to 2 leaf_k entries, a B-tree node 2 node_k */
 } raw_file;
 
 static uint64_t le(const uint8_t *p, int n) {
@@ -90,18 +94,22 @@ static const char *check_reference(const raw_file *r, const uint8_t *ref) {
 }
 
 /* The data of attribute message d (n bytes) when it is named `name` and is a variable-length
- * string: *data, *len set; 1 found, 0 another attribute, -1 one to leave to HDF5, -3 its
- * characters are not of one byte. */
+ * string: *data, *len set; 1 found, 0 another attribute, -3 its characters are not of one byte,
+ * -4 its type is not one this walk can follow (shared, or not what HDF5 calls a variable-length
+ * string): HDF5 takes the attribute for a variable-length string, so such a type is a corrupted
+ * one, and leaving it to HDF5 let a reference into a corrupted collection through (tests/fuzz: a
+ * version-1 message's reserved byte set to 0xff read as the shared-type flag, then H5Aread
+ * looped forever in a collection whose free-space record says 0 bytes). */
 static int attr_message(const uint8_t *d, uint64_t n, const char *name, const uint8_t **data, uint64_t *len) {
   if (n < 9) return 0;
-  int ver = d[0], shared_type = d[1] & 1;
+  int ver = d[0], shared_type = ver > 1 && (d[1] & 1); /* version 1 has no flags: HDF5 ignores the byte */
   uint64_t nsz = le(d + 2, 2), tsz = le(d + 4, 2), ssz = le(d + 6, 2), off = ver == 3 ? 9 : 8;
   if (ver < 1 || ver > 3) return 0;
   uint64_t pn = ver == 1 ? pad8(nsz) : nsz, pt = ver == 1 ? pad8(tsz) : tsz, ps = ver == 1 ? pad8(ssz) : ssz;
   if (off + pn + pt + ps > n || nsz != strlen(name) + 1 || memcmp(d + off, name, nsz) != 0) return 0;
   const uint8_t *type = d + off + pn;
-  if (shared_type || tsz < 2) return -1;
-  if ((type[0] & 15) != 9 || (type[1] & 15) != 1) return -1; /* not a variable-length string */
+  if (shared_type || tsz < 2) return -4;
+  if ((type[0] & 15) != 9 || (type[1] & 15) != 1) return -4; /* not a variable-length string */
   /* its characters: the base type's size, which HDF5 multiplies the length by */
   if (tsz < 16 || le(type + 12, 4) != 1) return -3;
   *data = type + pt + ps;
@@ -110,7 +118,8 @@ static int attr_message(const uint8_t *d, uint64_t n, const char *name, const ui
 }
 
 /* Find attribute `name` in the version-1 object header at addr: 1 found (data, len), 0 not there,
- * -1 left to HDF5 (another header version), -2 a header that cannot be walked, -3 as attr_message. */
+ * -1 left to HDF5 (another header version), -2 a header that cannot be walked, -3 and -4 as
+ * attr_message. */
 static int find_attr(const raw_file *r, uint64_t addr, const char *name, uint8_t **block, const uint8_t **data,
                      uint64_t *len) {
   uint8_t *pre = raw_read(r, addr, 16);
@@ -147,6 +156,8 @@ static sg_err open_raw(hid_t loc, raw_file *r, const char *file) {
   size_t sa = 0, ss = 0;
   struct stat st;
   r->fd = -1;
+  r->leaf_k = 4; /* HDF5's defaults: only the tree walk reads them, from the superblock */
+  r->node_k = 16;
   if (fid >= 0 && H5Fget_name(fid, path, sizeof path) > 0 && (fcpl = H5Fget_create_plist(fid)) >= 0 &&
       H5Pget_sizes(fcpl, &sa, &ss) >= 0 && H5Pget_userblock(fcpl, &ub) >= 0)
     r->fd = open(path, O_RDONLY);
@@ -173,7 +184,10 @@ sg_err sg_h5_vlen_attr_check(hid_t loc, const char *name, const char *file, cons
   const uint8_t *data = NULL;
   uint64_t len = 0;
   int found = find_attr(&r, info.addr, name, &block, &data, &len);
-  const char *why = found == -2 ? "its object header cannot be walked" : found == -3 ? "its characters are not bytes" : NULL;
+  const char *why = found == -2 ? "its object header cannot be walked"
+                    : found == -3 ? "its characters are not bytes"
+                    : found == -4 ? "its type is shared or not a variable-length string in the file"
+                                  : NULL;
   if (found == 1 && len < (uint64_t)(8 + r.sa)) why = "its reference is truncated";
   else if (found == 1) why = check_reference(&r, data);
   free(block);
@@ -229,10 +243,10 @@ static const char *check_local_heap(const raw_file *r, const uint8_t *h, int kno
   return why;
 }
 
-static const char *check_root_header(raw_file *r);
+static const char *check_root_tree(raw_file *r, uint64_t *root, uint64_t *at);
 
 sg_err sg_h5_check_local_heaps(const char *path) {
-  raw_file r = {open(path, O_RDONLY), 0, 0, 8, 8};
+  raw_file r = {open(path, O_RDONLY), 0, 0, 8, 8, 4, 16};
   struct stat st;
   if (r.fd < 0 || fstat(r.fd, &st) != 0) {
     if (r.fd >= 0) close(r.fd);
@@ -254,10 +268,15 @@ sg_err sg_h5_check_local_heaps(const char *path) {
     }
   }
   free(buf);
-  const char *root = why ? NULL : check_root_header(&r);
+  uint64_t at = 0, root_addr = 0;
+  const char *tree = why ? NULL : check_root_tree(&r, &root_addr, &at);
   close(r.fd);
   if (why) return sg_error_set(SG_ERR_FORMAT, "%s: truncated or corrupted HDF5 file (%s)", path, why);
-  if (root) return sg_error_set(SG_ERR_FORMAT, "%s: corrupted HDF5 object header (%s) (on the root group)", path, root);
+  if (tree && at == root_addr)
+    return sg_error_set(SG_ERR_FORMAT, "%s: corrupted HDF5 object header (%s) (on the root group)", path, tree);
+  if (tree)
+    return sg_error_set(SG_ERR_FORMAT, "%s: corrupted HDF5 object header (%s) (on the object at byte %llu, below the root group)",
+                        path, tree, (unsigned long long)at);
   return SG_OK;
 }
 
@@ -373,6 +392,9 @@ static const char *check_attr_message(const raw_file *r, const uint8_t *d, uint6
   if (shared) return NULL; /* a shared (committed) type or space lives in another header: HDF5's */
   const uint8_t *t = d + off + pn, *s = t + pt;
   if (type_bytes(t, tsz, 0) == NO_FIT) return "an attribute's datatype runs past its size";
+  /* HDF5 copies elements x the stated size of the type, a variable-length one's included
+   * (tests/fuzz, ASan: a string type of 48 bytes, not a reference's 16, read past the header) */
+  if ((t[0] & 15) == 9 && le(t + 4, 4) != 8 + (uint64_t)r->sa) return "an attribute's variable-length type has a corrupted size";
   uint64_t elements = 0, size = (t[0] & 15) == 9 ? 8 + (uint64_t)r->sa : le(t + 4, 4);
   const char *why = space_elements(r, s, ssz, &elements);
   if (why) return why;
@@ -387,6 +409,45 @@ static int signature_at(const raw_file *r, uint64_t addr, const char *sig) {
   int ok = s && !memcmp(s, sig, 4);
   free(s);
   return ok;
+}
+
+/* The objects of a file's tree still to walk, each queued once (hard links may form cycles): object
+ * headers, B-tree nodes and symbol table nodes. NULL when none is being collected (a single
+ * header's walk). */
+#define MAX_OBJECTS 4096
+enum { OBJ_HEADER, OBJ_TREE, OBJ_SNOD };
+typedef struct {
+  uint64_t addr[MAX_OBJECTS];
+  int kind[MAX_OBJECTS];
+  int n;
+} tree_walk;
+
+static const char *walk_push(tree_walk *w, uint64_t addr, int kind) {
+  if (!w) return NULL;
+  for (int k = 0; k < w->n; ++k)
+    if (w->addr[k] == addr) return NULL;
+  if (w->n == MAX_OBJECTS) return "a file of over 4096 objects";
+  w->addr[w->n] = addr;
+  w->kind[w->n++] = kind;
+  return NULL;
+}
+
+/* A message whose header flags say shared (IV.A.2 Shared Message encoding): its body says where
+ * the message is. HDF5 1.10 follows a "shared message table" entry (type 1) through the table the
+ * superblock extension names, and a file of superblock version 0 or 1 has none: it read a wild
+ * address (tests/fuzz: fuzz_scene, a crash in H5SM_get_fheap_addr under H5Dopen2 of
+ * /bodies/size). Any other sharing names the object header holding the message, queued to walk.
+ * NULL, or what is wrong. */
+static const char *check_shared(const raw_file *r, const uint8_t *d, uint64_t n, tree_walk *w) {
+  if (n < 2) return "a shared message is truncated";
+  int ver = d[0], type = ver >= 2 ? d[1] : 2;
+  if (ver < 1 || ver > 3) return "a shared message has an unknown version";
+  if (type == 1) return "a message shared through a table the file does not have";
+  uint64_t at = ver == 1 ? 8 + (uint64_t)r->ss : 2, addr;
+  if (at + (uint64_t)r->sa > n) return "a shared message is truncated";
+  addr = le(d + at, r->sa);
+  if (addr >= r->eof) return "a shared message points outside the file";
+  return walk_push(w, addr, OBJ_HEADER);
 }
 
 /* A group's symbol table (IV.A.2.r Symbol Table Message): the addresses of its B-tree ("TREE",
@@ -407,12 +468,16 @@ static const char *check_symbol_table(const raw_file *r, const uint8_t *d, uint6
 /* One block of messages (IV.A.1.a Version 1 Data Object Header Prefix: 8 bytes of type, size and
  * flags before each message): every message fits in the block, attribute messages are sound,
  * continuations (IV.A.2.q Object Header Continuation Message) are queued. NULL, or what is wrong. */
-static const char *check_block(const raw_file *r, const uint8_t *m, uint64_t len, uint64_t (*queue)[2], int *nq) {
+static const char *check_block(const raw_file *r, const uint8_t *m, uint64_t len, uint64_t (*queue)[2], int *nq,
+                               tree_walk *w) {
   for (uint64_t p = 0; p + 8 <= len; ) {
     uint64_t type = le(m + p, 2), size = le(m + p + 2, 2);
     const uint8_t *body = m + p + 8;
     if (size > len - p - 8) return "a message runs past its block";
-    if (type == 0x10) {
+    if (m[p + 4] & 2) { /* shared: the body says where the message is, whatever its type */
+      const char *why = check_shared(r, body, size, w);
+      if (why) return why;
+    } else if (type == 0x10) {
       if (size < (uint64_t)(r->sa + r->ss)) return "a continuation message is truncated";
       if (*nq == MAX_BLOCKS) return "too many continuation blocks";
       queue[*nq][0] = le(body, r->sa);
@@ -422,6 +487,7 @@ static const char *check_block(const raw_file *r, const uint8_t *m, uint64_t len
       if (why) return why;
     } else if (type == 0x11) {
       const char *why = check_symbol_table(r, body, size);
+      if (!why) why = walk_push(w, le(body, r->sa), OBJ_TREE); /* the group's members */
       if (why) return why;
     }
     p += 8 + size;
@@ -432,7 +498,7 @@ static const char *check_block(const raw_file *r, const uint8_t *m, uint64_t len
 /* Every block of the object header at addr. A version-2 header ("OHDR", IV.A.1.b Version 2 Data
  * Object Header Prefix) is not walked: HDF5 verifies the checksum of each of its chunks before it
  * decodes a message, so corrupted bytes there are refused by HDF5 itself. */
-static const char *check_header(const raw_file *r, uint64_t addr) {
+static const char *check_header(const raw_file *r, uint64_t addr, tree_walk *w) {
   uint8_t *pre = raw_read(r, addr, 16);
   if (!pre) return "it lies outside the file";
   int v1 = pre[0] == 1;
@@ -445,18 +511,66 @@ static const char *check_header(const raw_file *r, uint64_t addr) {
     if (queue[b][1] > MAX_BLOCK) return "a block of over 1 MiB"; /* no writer of ours makes one */
     uint8_t *m = raw_read(r, queue[b][0], queue[b][1]);
     if (!m) return b ? "a continuation block lies outside the file" : "its first block lies outside the file";
-    why = check_block(r, m, queue[b][1], queue, &nq);
+    why = check_block(r, m, queue[b][1], queue, &nq, w);
     free(m);
   }
   return why;
 }
 
-/* The root group's object header, found from the superblock (II.A Superblock, versions 0 and 1,
- * at the start of the file), walked before H5Fopen: H5Fopen loads it (H5G_mkroot), allocating
- * each continuation block at the length its message gives (tests/fuzz: 2^55 bytes). Later
- * superblock versions carry a checksum, and a superblock elsewhere (after a user block) is left to
- * HDF5. NULL, or what is wrong; r's sizes become the file's. */
-static const char *check_root_header(raw_file *r) {
+/* A group's B-tree node (III.A.1 Version 1 B-trees, node type 0): its children are nodes of the
+ * level below, or symbol table nodes at level 0. HDF5 1.10 refuses more than 2 K children itself,
+ * so only the addresses are followed here. NULL, or what is wrong. */
+static const char *check_tree_node(const raw_file *r, uint64_t addr, tree_walk *w) {
+  const uint64_t head = 8 + 2 * (uint64_t)r->sa, step = (uint64_t)r->ss + (uint64_t)r->sa;
+  uint8_t *h = raw_read(r, addr, head);
+  int ok = h && !memcmp(h, "TREE", 4) && h[4] == 0;
+  uint64_t level = ok ? h[5] : 0, n = ok ? le(h + 6, 2) : 0;
+  free(h);
+  if (!ok) return "a group's B-tree node is not one";
+  if (n > 2 * (uint64_t)r->node_k) return "a group's B-tree node has too many children";
+  if (n == 0) return NULL;
+  uint8_t *c = raw_read(r, addr + head, (n + 1) * (uint64_t)r->ss + n * (uint64_t)r->sa);
+  if (!c) return "a group's B-tree node lies outside the file";
+  const char *why = NULL;
+  for (uint64_t k = 0; k < n && !why; ++k) why = walk_push(w, le(c + r->ss + k * step, r->sa), level ? OBJ_TREE : OBJ_SNOD);
+  free(c);
+  return why;
+}
+
+/* A symbol table node (III.B Group Symbol Table Nodes, "SNOD"): up to 2 leaf_k entries, each a
+ * member's name offset and object header address (a soft link, cache type 2, has none). HDF5 1.10
+ * decodes as many entries as the node says into an array of 2 leaf_k: more would overflow it.
+ * NULL, or what is wrong. */
+static const char *check_symbol_node(const raw_file *r, uint64_t addr, tree_walk *w) {
+  const uint64_t entry = (uint64_t)r->ss + (uint64_t)r->sa + 24, none = r->sa == 8 ? UINT64_MAX : (1ull << (8 * r->sa)) - 1;
+  uint8_t *h = raw_read(r, addr, 8);
+  int ok = h && !memcmp(h, "SNOD", 4) && h[4] == 1;
+  uint64_t n = ok ? le(h + 6, 2) : 0;
+  free(h);
+  if (!ok) return "a group's symbol table node is not one";
+  if (n > 2 * (uint64_t)r->leaf_k) return "a group's symbol table node has too many entries";
+  if (n == 0) return NULL;
+  uint8_t *e = raw_read(r, addr + 8, n * entry);
+  if (!e) return "a group's symbol table node lies outside the file";
+  const char *why = NULL;
+  for (uint64_t k = 0; k < n && !why; ++k) {
+    const uint8_t *x = e + k * entry;
+    uint64_t oh = le(x + r->ss, r->sa), cache = le(x + r->ss + r->sa, 4);
+    if (cache != 2 && oh != none) why = walk_push(w, oh, OBJ_HEADER);
+  }
+  free(e);
+  return why;
+}
+
+/* Every object header of the file's group tree, from the root group's (found from the superblock,
+ * II.A Superblock, versions 0 and 1, at the start of the file), through each group's B-tree and
+ * symbol table nodes, walked before H5Fopen. HDF5 loads a header before any check of ours could
+ * run on it: H5Fopen the root group's (H5G_mkroot), every lookup the headers of the groups on its
+ * path, H5Dopen2 the dataset's; and it allocates each continuation block at the length its message
+ * gives (tests/fuzz: 2^55 bytes for the root group's) and follows shared messages (check_shared).
+ * Later superblock versions carry a checksum, and a superblock elsewhere (after a user block) is
+ * left to HDF5. NULL, or what is wrong, *at the object; r's sizes become the file's. */
+static const char *check_root_tree(raw_file *r, uint64_t *root, uint64_t *at) {
   uint8_t sb[0x60];
   if (pread(r->fd, sb, sizeof sb, 0) != (ssize_t)sizeof sb || memcmp(sb, "\x89HDF\r\n\x1a\n", 8) || sb[8] > 1)
     return NULL;
@@ -464,11 +578,25 @@ static const char *check_root_header(raw_file *r) {
   if ((sa != 2 && sa != 4 && sa != 8) || (ss != 2 && ss != 4 && ss != 8)) return NULL; /* HDF5 refuses it */
   /* after 24 bytes (version 1: 28), the base, free-space, end-of-file and driver addresses, then
    * the root group's symbol table entry: its name offset and its object header's address */
-  uint64_t at = (sb[8] == 1 ? 28 : 24) + 5 * (uint64_t)sa;
-  if (at + (uint64_t)sa > sizeof sb || le(sb + (sb[8] == 1 ? 28 : 24), sa) != 0) return NULL; /* a base address: HDF5's */
+  uint64_t off = (sb[8] == 1 ? 28 : 24) + 5 * (uint64_t)sa;
+  if (off + (uint64_t)sa > sizeof sb || le(sb + (sb[8] == 1 ? 28 : 24), sa) != 0) return NULL; /* a base address: HDF5's */
   r->sa = sa;
   r->ss = ss;
-  return check_header(r, le(sb + at, sa));
+  r->leaf_k = (int)le(sb + 16, 2);
+  r->node_k = (int)le(sb + 18, 2);
+  tree_walk *w = malloc(sizeof *w);
+  if (!w) return "no memory to walk the file's objects";
+  w->n = 0;
+  *at = *root = le(sb + off, sa);
+  const char *why = walk_push(w, *root, OBJ_HEADER);
+  for (int k = 0; k < w->n && !why; ++k) {
+    *at = w->addr[k];
+    why = w->kind[k] == OBJ_HEADER ? check_header(r, *at, w)
+          : w->kind[k] == OBJ_TREE ? check_tree_node(r, *at, w)
+                                   : check_symbol_node(r, *at, w);
+  }
+  free(w);
+  return why;
 }
 
 sg_err sg_h5_check_object_header(hid_t loc, const char *file) {
@@ -477,7 +605,7 @@ sg_err sg_h5_check_object_header(hid_t loc, const char *file) {
     return sg_error_set(SG_ERR_FORMAT, "%s: cannot query an object's header", file);
   raw_file r;
   SG_CHECK(open_raw(loc, &r, file));
-  const char *why = check_header(&r, info.addr);
+  const char *why = check_header(&r, info.addr, NULL);
   close(r.fd);
   if (why) return sg_error_set(SG_ERR_FORMAT, "%s: corrupted HDF5 object header (%s)", file, why);
   return SG_OK;

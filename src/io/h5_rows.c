@@ -98,7 +98,7 @@ sg_err sg_h5_write_rows_blocked(MPI_Comm comm, hid_t dset, hid_t memtype, long l
     err = unpack(rbuf, (int)(rd[P] / (int)rec), row, rec, block_start(n, P, me), block_start(n, P, me + 1), fill, &n_mine,
                  &mine_gid, &mine);
   err = sg_error_collective(comm, err);
-  if (!err) err = sg_h5_write_rows(dset, memtype, frame, ncols, n_mine, mine_gid, mine, dxpl, file, name);
+  if (!err) err = sg_error_collective(comm, sg_h5_write_rows(dset, memtype, frame, ncols, n_mine, mine_gid, mine, dxpl, file, name));
   free(sc); free(sd); free(rc); free(rd); free(sbuf); free(rbuf); free(mine); free(mine_gid);
   return err;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "io/io_internal.h"
 
 void sg_h5_quiet(void) {
@@ -31,6 +32,13 @@ hid_t sg_h5_dxpl(void) {
   return dxpl;
 }
 
+hid_t sg_h5_read_dxpl(hid_t file) {
+  hid_t fapl = H5Fget_access_plist(file);
+  int mpi = fapl >= 0 && H5Pget_driver(fapl) == H5FD_MPIO;
+  if (fapl >= 0) H5Pclose(fapl);
+  return mpi ? sg_h5_dxpl() : H5Pcreate(H5P_DATASET_XFER);
+}
+
 void sg_h5_close(hid_t *id) {
   if (*id < 0) return;
   switch (H5Iget_type(*id)) {
@@ -46,15 +54,15 @@ void sg_h5_close(hid_t *id) {
   *id = H5I_INVALID_HID;
 }
 
-sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t *file) {
+sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t access, hid_t *file) {
   *file = H5I_INVALID_HID;
   SG_CHECK(sg_fs_check_readable(comm, path));
   SG_CHECK(sg_h5_check_local_heaps(path)); /* every rank reads the same file: the same verdict */
   sg_h5_quiet();
-  hid_t fapl = sg_h5_fapl(comm);
+  hid_t fapl = access == H5P_DEFAULT ? sg_h5_fapl(comm) : access;
   if (fapl < 0) return sg_error_set(SG_ERR_LIB, "cannot open %s: HDF5 MPI-IO file access setup failed", path);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-  H5Pclose(fapl);
+  if (fapl != access) H5Pclose(fapl);
   if (f < 0) return sg_error_set(SG_ERR_FORMAT, "cannot open %s: not an HDF5 file", path);
   sg_err err = sg_h5_check_object_header(f, path); /* the root group's, before any lookup in it */
   if (err) {
@@ -76,6 +84,31 @@ sg_err sg_h5_create(MPI_Comm comm, const char *tmp_path, const char *shown_path,
   if (f < 0) return sg_error_set(SG_ERR_IO, "cannot write %s: cannot create %s", shown_path, tmp_path);
   *file = f;
   return SG_OK;
+}
+
+sg_err sg_h5_close_written(MPI_Comm comm, hid_t *file, const char *tmp, const char *shown, sg_err err, int discard) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (!discard) {
+    err = sg_error_collective(comm, err);
+    if (!err && *file >= 0 && H5Fflush(*file, H5F_SCOPE_GLOBAL) < 0)
+      err = sg_error_set(SG_ERR_IO, "cannot write %s: flushing %s failed (disk full?)", shown, tmp);
+    err = sg_error_collective(comm, err);
+  }
+  if ((err || discard) && *file >= 0) {
+    if (rank == 0 && truncate(tmp, 0) != 0) { /* nothing more to do: the close may fail, as before */
+    }
+    MPI_Barrier(comm); /* no rank's close flushes before the room is made */
+  }
+  if (discard) {
+    if (*file >= 0) H5Fclose(*file);
+    *file = H5I_INVALID_HID;
+    return SG_OK;
+  }
+  if (*file >= 0 && H5Fclose(*file) < 0 && !err)
+    err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed (disk full?)", shown, tmp);
+  *file = H5I_INVALID_HID;
+  return sg_error_collective(comm, err);
 }
 
 int sg_h5_exists(hid_t loc, const char *name) {
@@ -417,10 +450,10 @@ done:
   return err;
 }
 
-sg_err sg_h5_write_range(hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,
+sg_err sg_h5_write_range(MPI_Comm comm, hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,
                          const void *data, hid_t dxpl, const char *file, const char *name) {
   hid_t fspace = H5Dget_space(dset), mspace = H5I_INVALID_HID;
-  if (fspace < 0) return sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name);
+  if (fspace < 0) return sg_error_collective(comm, sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name));
   sg_err err = SG_OK;
   if (!write || count == 0) {
     err = write_nothing(dset, memtype, fspace, dxpl, file, name);
@@ -432,20 +465,20 @@ sg_err sg_h5_write_range(hid_t dset, hid_t memtype, hsize_t start, hsize_t count
   }
   sg_h5_close(&mspace);
   sg_h5_close(&fspace);
-  return err;
+  return sg_error_collective(comm, err);
 }
 
-sg_err sg_h5_write_whole(hid_t dset, hid_t memtype, int write, const void *data, hid_t dxpl,
+sg_err sg_h5_write_whole(MPI_Comm comm, hid_t dset, hid_t memtype, int write, const void *data, hid_t dxpl,
                          const char *file, const char *name) {
   hid_t fspace = H5Dget_space(dset);
-  if (fspace < 0) return sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name);
+  if (fspace < 0) return sg_error_collective(comm, sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name));
   sg_err err = SG_OK;
   if (!write)
     err = write_nothing(dset, memtype, fspace, dxpl, file, name);
   else if (H5Dwrite(dset, memtype, fspace, fspace, dxpl, data) < 0)
     err = sg_error_set(SG_ERR_IO, "%s: cannot write dataset %s", file, name);
   sg_h5_close(&fspace);
-  return err;
+  return sg_error_collective(comm, err);
 }
 
 /* "[10][3]"; negative extents (any) print as "[*]". */

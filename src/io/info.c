@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_internal.h"
+#include "io/read_fapl.h"
 #include "signorini/io.h"
 #include "signorini/tree.h"
 
@@ -155,16 +156,18 @@ static void print_ids(FILE *out, const sg_scene *s) {
           (long long)s->next_gid);
 }
 
-sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out) {
+sg_err sg_file_info(MPI_Comm comm, const char *path, FILE *out) { return sg_file_info_fapl(comm, path, H5P_DEFAULT, out); }
+
+sg_err sg_file_info_fapl(MPI_Comm comm, const char *path, hid_t access, FILE *out) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   FILE *o = rank == 0 ? out : NULL;
   hid_t file, dxpl = H5I_INVALID_HID;
-  sg_err err = sg_h5_open_read(comm, path, &file);
+  sg_err err = sg_h5_open_read(comm, path, access, &file);
   char kind[64];
   long long version = 0;
   if (!err) err = sg_h5_read_header(file, path, kind, sizeof kind, &version);
-  if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
+  if (!err && (dxpl = sg_h5_read_dxpl(file)) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
   if (!err && (!kind[0] || !strcmp(kind, SG_KIND_SCENE))) {
     if (version != SG_SCENE_FORMAT_VERSION)
       err = sg_error_set(SG_ERR_FORMAT, "%s: scene format_version %lld is not supported (this build reads version %d)",

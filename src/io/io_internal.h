@@ -17,8 +17,22 @@ void sg_h5_quiet(void);
 /* Property lists: file access through MPI-IO, collective transfers. < 0 on failure. */
 hid_t sg_h5_fapl(MPI_Comm comm);
 hid_t sg_h5_dxpl(void);
-/* Open an existing file read-only (collective); messages say why it cannot be opened. */
-sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t *file);
+/* The readers' transfers of `file`: sg_h5_dxpl's collective ones where its driver is MPI-IO, the
+ * default ones otherwise (HDF5 refuses collective transfers on other drivers: read_fapl.h). */
+hid_t sg_h5_read_dxpl(hid_t file);
+/* Open an existing file read-only (collective); messages say why it cannot be opened. access:
+ * H5P_DEFAULT for MPI-IO on comm (sg_h5_fapl), or the caller's file access list (read_fapl.h). */
+sg_err sg_h5_open_read(MPI_Comm comm, const char *path, hid_t access, hid_t *file);
+/* Close `file`, written under the temporary name `tmp` (messages name `shown`), after the writing
+ * ended with err on this rank (collective over comm: every rank that has it open). The file's
+ * metadata is flushed first; when the writing or the flush failed on any rank, or the file is to
+ * be discarded, rank 0 truncates tmp to 0 bytes before the close, and the caller must remove tmp.
+ * Why: HDF5 1.10 frees a file whose close fails (its metadata flush meets a full disk) but keeps
+ * its identifier, and closes it again at MPI_Finalize, a SIGSEGV after the error line (issue 17);
+ * the truncated file gives the close's flush the room it needs. Returns the agreed error (err,
+ * the flush's or the close's; SG_OK when discarding, whose error the caller holds already);
+ * *file is closed. */
+sg_err sg_h5_close_written(MPI_Comm comm, hid_t *file, const char *tmp, const char *shown, sg_err err, int discard);
 /* Create (truncate) `tmp_path`; messages name `shown_path`, the name the user asked for. */
 sg_err sg_h5_create(MPI_Comm comm, const char *tmp_path, const char *shown_path, hid_t *file);
 void sg_h5_close(hid_t *id);
@@ -100,11 +114,14 @@ sg_err sg_h5_write_rows_blocked(MPI_Comm comm, hid_t dset, hid_t memtype, long l
                                 const int64_t *gid, const void *data, const void *fill, hid_t dxpl, const char *file,
                                 const char *name);
 /* Collective write of elements [start, start + count) of a 1-D dataset from the ranks with
- * write = 1; the others take part without writing. */
-sg_err sg_h5_write_range(hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,
+ * write = 1; the others take part without writing. The error is agreed on every rank of comm:
+ * a full disk fails only the ranks that write, and a rank that went on alone to the next
+ * collective HDF5 call would wait there forever. */
+sg_err sg_h5_write_range(MPI_Comm comm, hid_t dset, hid_t memtype, hsize_t start, hsize_t count, int write,
                          const void *data, hid_t dxpl, const char *file, const char *name);
-/* Collective write of a whole dataset from the ranks with write = 1 (the others select none). */
-sg_err sg_h5_write_whole(hid_t dset, hid_t memtype, int write, const void *data, hid_t dxpl,
+/* Collective write of a whole dataset from the ranks with write = 1 (the others select none); the
+ * error agreed as sg_h5_write_range's. */
+sg_err sg_h5_write_whole(MPI_Comm comm, hid_t dset, hid_t memtype, int write, const void *data, hid_t dxpl,
                          const char *file, const char *name);
 
 /* Checked read of a whole numeric dataset `name` (relative to loc; `shown` is its absolute name
@@ -195,6 +212,16 @@ sg_err sg_fs_rename(MPI_Comm comm, const char *from, const char *to);
 void sg_fs_remove(MPI_Comm comm, const char *path);
 /* Write a whole text file atomically (temporary name, then rename); caller is one rank only. */
 sg_err sg_fs_write_atomic_local(const char *path, const char *text, size_t len);
+/* Serial HDF5 files built in memory (the core driver, no backing store) and written by us: a full
+ * disk then meets our write(2), reported and cleaned up, never an H5Fclose that fails (HDF5 1.10
+ * keeps the identifier of a file whose close failed and closes it again at MPI_Finalize: a
+ * SIGSEGV). sg_h5_mem_create: an empty file; sg_h5_mem_open: a read-write copy of the file at
+ * `path`; sg_h5_mem_save: closes *file and writes its bytes to `path` atomically (a temporary
+ * name, then a rename; nothing is left under either name on failure). `name` is the name HDF5
+ * knows the file by, which must not exist on disk. */
+sg_err sg_h5_mem_create(const char *name, const char *shown, hid_t *file);
+sg_err sg_h5_mem_open(const char *path, const char *name, const char *shown, hid_t *file);
+sg_err sg_h5_mem_save(hid_t *file, const char *path, sg_err err);
 
 /* --- scene_io.c: the scene layout under a group (root of a scene file, /scene of a trajectory) -- */
 sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s,
@@ -222,7 +249,7 @@ sg_err sg_tree_counted_read(hid_t loc, const char *prefix, const char *file, hid
                             const char *count_name, int lo, int hi, const char *item, const sg_tree_field *fields,
                             int n_fields, int **count, void **cols, long long *total);
 /* A /trees column of rows x ncols (0: a vector) doubles x as ftype; the data go from rank 0 (rank: the caller's). */
-sg_err sg_tree_column_write(hid_t loc, const char *file, const char *name, hid_t ftype, long long rows, int ncols,
+sg_err sg_tree_column_write(MPI_Comm comm, hid_t loc, const char *file, const char *name, hid_t ftype, long long rows, int ncols,
                             const double *x, int rank, hid_t dxpl);
 /* The trees' link geoms (src/io/tree_geom_io.c): the optional geom columns of n_trees trees read
  * whole (count NULL: the file has none); tree `tree`'s, from row `first`, added to t (before

@@ -71,12 +71,12 @@ sg_err sg_meshes_read(hid_t loc, const char *prefix, const char *file, hid_t dxp
   return err;
 }
 
-static sg_err write_one(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank2, hsize_t rows, const void *data, int write,
+static sg_err write_one(MPI_Comm comm, hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank2, hsize_t rows, const void *data, int write,
                         hid_t dxpl, const char *file) {
   hsize_t dims[2] = {rows, 3};
   hid_t d;
   sg_err err = sg_h5_dataset_create(loc, name, ftype, rank2 ? 2 : 1, dims, NULL, NULL, file, &d);
-  if (!err) err = sg_h5_write_whole(d, mtype, write, data, dxpl, file, name);
+  if (!err) err = sg_h5_write_whole(comm, d, mtype, write, data, dxpl, file, name);
   sg_h5_close(&d);
   return err;
 }
@@ -104,13 +104,13 @@ sg_err sg_meshes_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scen
     v0 += mesh->n_vertices;
     t0 += mesh->n_triangles;
   }
-  if (!err) err = write_one(loc, "meshes/vertex_count", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, (hsize_t)m, counts, rank == 0, dxpl, file);
+  if (!err) err = write_one(comm, loc, "meshes/vertex_count", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, (hsize_t)m, counts, rank == 0, dxpl, file);
   err = sg_error_collective(comm, err);
-  if (!err) err = write_one(loc, "meshes/triangle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, (hsize_t)m, counts + m, rank == 0, dxpl, file);
+  if (!err) err = write_one(comm, loc, "meshes/triangle_count", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, (hsize_t)m, counts + m, rank == 0, dxpl, file);
   err = sg_error_collective(comm, err);
-  if (!err) err = write_one(loc, "meshes/vertices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, (hsize_t)sv, v, rank == 0, dxpl, file);
+  if (!err) err = write_one(comm, loc, "meshes/vertices", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, (hsize_t)sv, v, rank == 0, dxpl, file);
   err = sg_error_collective(comm, err);
-  if (!err) err = write_one(loc, "meshes/triangles", H5T_STD_I32LE, H5T_NATIVE_INT, 1, (hsize_t)st, t, rank == 0, dxpl, file);
+  if (!err) err = write_one(comm, loc, "meshes/triangles", H5T_STD_I32LE, H5T_NATIVE_INT, 1, (hsize_t)st, t, rank == 0, dxpl, file);
   err = sg_error_collective(comm, err);
   free(counts);
   free(v);

@@ -73,7 +73,7 @@ sg_err sg_motions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_sce
     hsize_t dims[2] = {(hsize_t)m, (hsize_t)fields[f].ncols};
     hid_t ftype = f == M_BODY ? H5T_STD_I64LE : f == M_KIND ? H5T_STD_I32LE : H5T_IEEE_F64LE, d;
     err = sg_h5_dataset_create(loc, fields[f].name, ftype, fields[f].ncols ? 2 : 1, dims, NULL, NULL, file, &d);
-    if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, col[f], dxpl, file, fields[f].name);
+    if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_DOUBLE, rank == 0, col[f], dxpl, file, fields[f].name);
     sg_h5_close(&d);
   }
   for (int f = 0; f < M_COUNT; ++f) free(col[f]);

@@ -133,7 +133,7 @@ sg_err sg_regions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_sce
     hid_t d;
     hid_t ftype = fields[f].type == T_I32 ? H5T_STD_I32LE : fields[f].type == T_I64 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
     err = sg_h5_dataset_create(loc, fields[f].name, ftype, fields[f].ncols ? 2 : 1, dims, NULL, NULL, file, &d);
-    if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, buf, dxpl, file, fields[f].name);
+    if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_DOUBLE, rank == 0, buf, dxpl, file, fields[f].name);
     sg_h5_close(&d);
     err = sg_error_collective(comm, err);
   }

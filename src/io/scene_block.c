@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_internal.h"
+#include "io/read_fapl.h"
 #include "signorini/exchange.h"
 #include "signorini/io.h"
 
@@ -63,6 +64,10 @@ static sg_err finish_block_ids(MPI_Comm comm, const char *path, int with_ids, lo
 }
 
 sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
+  return sg_scene_read_block_fapl(comm, path, H5P_DEFAULT, s);
+}
+
+sg_err sg_scene_read_block_fapl(MPI_Comm comm, const char *path, hid_t access, sg_scene *s) {
   memset(s, 0, sizeof *s);
   int rank, nranks;
   MPI_Comm_rank(comm, &rank);
@@ -76,9 +81,9 @@ sg_err sg_scene_read_block(MPI_Comm comm, const char *path, sg_scene *s) {
   int64_t *ids = NULL;
   hid_t file = H5I_INVALID_HID, dxpl = H5I_INVALID_HID;
 
-  sg_err err = sg_h5_open_read(comm, path, &file);
+  sg_err err = sg_h5_open_read(comm, path, access, &file);
   if (!err) err = sg_scene_check_header(file, path);
-  if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
+  if (!err && (dxpl = sg_h5_read_dxpl(file)) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
   /* Checks are made in the order of sg_scene_group_read, with a collective check wherever ranks
    * could disagree, so that no rank skips a collective read the others make, and the error
    * reported is the one the whole read would report (the lowest failing rank holds the lowest

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_internal.h"
+#include "io/read_fapl.h"
 #include "signorini/exchange.h"
 #include "signorini/io.h"
 
@@ -40,13 +41,14 @@ static sg_err write_field(MPI_Comm comm, hid_t loc, const char *file, const sg_s
 
 /* /bodies/gid when the ids are not the rows (a file with dense ids stays as it always was), and
  * the attribute next_gid of /bodies, always. */
-static sg_err write_ids(hid_t loc, const char *file, const sg_io_rows *r, hid_t dxpl) {
+static sg_err write_ids(MPI_Comm comm, hid_t loc, const char *file, const sg_io_rows *r, hid_t dxpl) {
   sg_err err = SG_OK;
   if (!r->dense) {
     hsize_t dims[1] = {(hsize_t)r->n};
     hid_t d;
     err = sg_h5_dataset_create(loc, "bodies/gid", H5T_STD_I64LE, 1, dims, NULL, NULL, file, &d);
     if (!err) err = sg_h5_write_rows(d, H5T_NATIVE_INT64, -1, 0, r->count, r->row, r->gid, dxpl, file, "bodies/gid");
+    err = sg_error_collective(comm, err); /* as sg_h5_write_whole: a write may fail on some ranks only */
     sg_h5_close(&d);
   }
   hid_t g = err ? H5I_INVALID_HID : H5Gopen2(loc, "bodies", H5P_DEFAULT);
@@ -57,7 +59,7 @@ static sg_err write_ids(hid_t loc, const char *file, const sg_io_rows *r, hid_t 
 }
 
 /* The periodic cell, when the scene has one (/world/period_lo, /world/period_hi). */
-static sg_err write_period(hid_t loc, const char *file, const sg_scene *s, int rank, hid_t dxpl) {
+static sg_err write_period(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, int rank, hid_t dxpl) {
   hsize_t three = 3;
   const char *names[2] = {"world/period_lo", "world/period_hi"};
   const double *values[2] = {s->period_lo, s->period_hi};
@@ -65,7 +67,7 @@ static sg_err write_period(hid_t loc, const char *file, const sg_scene *s, int r
   for (int k = 0; k < 2 && !err; ++k) {
     hid_t d = H5I_INVALID_HID;
     err = sg_h5_dataset_create(loc, names[k], H5T_IEEE_F64LE, 1, &three, NULL, NULL, file, &d);
-    if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, values[k], dxpl, file, names[k]);
+    if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_DOUBLE, rank == 0, values[k], dxpl, file, names[k]);
     sg_h5_close(&d);
   }
   return err;
@@ -81,26 +83,26 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   unsigned char *buf = sg_calloc((size_t)r.count + 1, 6 * sizeof(double), "rows to write");
   err = sg_error_collective(comm, buf ? SG_OK : SG_ERR_MEM);
   for (int f = 0; f < SG_F_COUNT && !err; ++f) err = write_field(comm, loc, file, s, &r, f, buf, dxpl);
-  if (!err) err = write_ids(loc, file, &r, dxpl);
+  if (!err) err = write_ids(comm, loc, file, &r, dxpl);
   free(buf);
   sg_io_rows_free(&r);
   err = sg_error_collective(comm, err);
   hsize_t mm[2] = {(hsize_t)s->n_materials, (hsize_t)s->n_materials}, three = 3;
   hid_t d = H5I_INVALID_HID;
   if (!err) err = sg_h5_dataset_create(loc, "materials/friction", H5T_IEEE_F64LE, 2, mm, NULL, NULL, file, &d);
-  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->friction, dxpl, file, "materials/friction");
+  if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_DOUBLE, rank == 0, s->friction, dxpl, file, "materials/friction");
   sg_h5_close(&d);
   if (!err) err = sg_h5_dataset_create(loc, "materials/restitution", H5T_IEEE_F64LE, 2, mm, NULL, NULL, file, &d);
-  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->restitution, dxpl, file, "materials/restitution");
+  if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_DOUBLE, rank == 0, s->restitution, dxpl, file, "materials/restitution");
   sg_h5_close(&d);
   if (!err) err = sg_h5_dataset_create(loc, "materials/rolling_friction", H5T_IEEE_F64LE, 2, mm, NULL, NULL, file, &d);
-  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->rolling, dxpl, file, "materials/rolling_friction");
+  if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_DOUBLE, rank == 0, s->rolling, dxpl, file, "materials/rolling_friction");
   sg_h5_close(&d);
   if (!err) err = sg_h5_dataset_create(loc, "world/gravity", H5T_IEEE_F64LE, 1, &three, NULL, NULL, file, &d);
-  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, s->gravity, dxpl, file, "world/gravity");
+  if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_DOUBLE, rank == 0, s->gravity, dxpl, file, "world/gravity");
   sg_h5_close(&d);
   double L[3];
-  if (!err && sg_scene_period(s, L)) err = write_period(loc, file, s, rank, dxpl);
+  if (!err && sg_scene_period(s, L)) err = write_period(comm, loc, file, s, rank, dxpl);
   if (!err) err = sg_motions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_regions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_meshes_write(comm, loc, file, s, dxpl);
@@ -336,11 +338,15 @@ sg_err sg_scene_check_header(hid_t file, const char *path) {
 }
 
 sg_err sg_scene_read(MPI_Comm comm, const char *path, sg_scene *s) {
+  return sg_scene_read_fapl(comm, path, H5P_DEFAULT, s);
+}
+
+sg_err sg_scene_read_fapl(MPI_Comm comm, const char *path, hid_t access, sg_scene *s) {
   memset(s, 0, sizeof *s);
   hid_t file, dxpl = H5I_INVALID_HID;
-  sg_err err = sg_h5_open_read(comm, path, &file);
+  sg_err err = sg_h5_open_read(comm, path, access, &file);
   if (!err) err = sg_scene_check_header(file, path);
-  if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
+  if (!err && (dxpl = sg_h5_read_dxpl(file)) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
   if (!err) err = sg_scene_group_read(file, "", path, dxpl, s);
   sg_h5_close(&dxpl);
   sg_h5_close(&file);
@@ -362,8 +368,7 @@ sg_err sg_scene_write(MPI_Comm comm, const char *path, const sg_scene *s) {
   if (!err && (dxpl = sg_h5_dxpl()) < 0) err = sg_error_set(SG_ERR_LIB, "%s: cannot set up HDF5 transfers", path);
   if (!err) err = sg_scene_group_write(comm, file, path, s, dxpl);
   sg_h5_close(&dxpl);
-  if (file >= 0 && H5Fclose(file) < 0 && !err) err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed", path, tmp);
-  err = sg_error_collective(comm, err);
+  err = sg_h5_close_written(comm, &file, tmp, path, err, 0);
   if (!err) err = sg_fs_rename(comm, tmp, path);
   if (err && created) sg_fs_remove(comm, tmp);
   free(tmp);

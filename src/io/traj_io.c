@@ -171,8 +171,8 @@ static sg_err create_frames(sg_traj_writer *w, const sg_scene *s) {
     hsize_t k3 = (hsize_t)frame_fields[k].ncols;
     hsize_t dims[3] = {0, n, k3}, maxdims[3] = {H5S_UNLIMITED, H5S_UNLIMITED, k3};
     hsize_t chunk[3] = {1, frame_chunk_rows(hint, sizeof(double) * k3), k3};
-    SG_CHECK(sg_h5_dataset_create_filled(w->file, frame_fields[k].name, H5T_IEEE_F64LE, 3, dims, maxdims, chunk,
-                                    H5T_NATIVE_DOUBLE, &nan, w->path, &w->d_frame[k]));
+    SG_CHECK(sg_error_collective(w->comm, sg_h5_dataset_create_filled(w->file, frame_fields[k].name, H5T_IEEE_F64LE, 3, dims, maxdims, chunk,
+                                    H5T_NATIVE_DOUBLE, &nan, w->path, &w->d_frame[k])));
   }
   hsize_t dims[2] = {0, n}, maxdims[2] = {H5S_UNLIMITED, H5S_UNLIMITED}, chunk[2] = {1, frame_chunk_rows(hint, 1)};
   return sg_h5_dataset_create_filled(w->file, "frames/present", H5T_STD_U8LE, 2, dims, maxdims, chunk, H5T_NATIVE_UCHAR,
@@ -195,6 +195,7 @@ void sg_traj_set_stress(sg_traj_writer *w, int n, const int64_t *gid, const doub
 }
 
 /* /ids/...: [n] or [n][3], extendible, rows of ids never present hold the fill values. */
+/* Each creation agreed before the next (a full disk may fail the fill's writes on some ranks only). */
 static sg_err create_ids(sg_traj_writer *w) {
   const double nan = NAN;
   const int minus1 = -1;
@@ -204,8 +205,9 @@ static sg_err create_ids(sg_traj_writer *w) {
   for (int k = 0; k < ID_COUNT; ++k) {
     hsize_t c = (hsize_t)id_fields[k].ncols;
     hsize_t dims[2] = {(hsize_t)w->n, c}, maxdims[2] = {H5S_UNLIMITED, c}, chunk[2] = {SG_TRAJ_SERIES_CHUNK, c};
-    SG_CHECK(sg_h5_dataset_create_filled(w->file, id_fields[k].name, file_type(id_fields[k].kind), c ? 2 : 1, dims,
-                                    maxdims, chunk, mem_type(id_fields[k].kind), fill[k], w->path, &w->d_ids[k]));
+    SG_CHECK(sg_error_collective(w->comm, sg_h5_dataset_create_filled(w->file, id_fields[k].name, file_type(id_fields[k].kind),
+                                                                      c ? 2 : 1, dims, maxdims, chunk, mem_type(id_fields[k].kind),
+                                                                      fill[k], w->path, &w->d_ids[k])));
   }
   return SG_OK;
 }
@@ -220,14 +222,16 @@ static sg_err create_layout(sg_traj_writer *w, const sg_scene *s) {
   if (g < 0) return sg_error_set(SG_ERR_IO, "%s: cannot create group /scene", w->path);
   sg_err err = sg_scene_group_write(w->comm, g, w->path, s, w->dxpl);
   sg_h5_close(&g);
-  SG_CHECK(err);
-  SG_CHECK(create_series(w, "frames/time", H5T_IEEE_F64LE, &w->d_time));
-  SG_CHECK(create_frames(w, s));
-  SG_CHECK(create_series(w, "frames/n_bodies", H5T_STD_I64LE, &w->d_nbodies));
-  SG_CHECK(create_series(w, "frames/n_ids", H5T_STD_I64LE, &w->d_nids));
+  /* each step agreed before the next collective HDF5 call: a rank that failed alone (a full disk)
+   * must not leave the others waiting in the next one */
+  SG_CHECK(sg_error_collective(w->comm, err));
+  SG_CHECK(sg_error_collective(w->comm, create_series(w, "frames/time", H5T_IEEE_F64LE, &w->d_time)));
+  SG_CHECK(sg_error_collective(w->comm, create_frames(w, s)));
+  SG_CHECK(sg_error_collective(w->comm, create_series(w, "frames/n_bodies", H5T_STD_I64LE, &w->d_nbodies)));
+  SG_CHECK(sg_error_collective(w->comm, create_series(w, "frames/n_ids", H5T_STD_I64LE, &w->d_nids)));
   SG_CHECK(create_ids(w));
   for (int k = 0; k < N_STATS; ++k)
-    SG_CHECK(create_series(w, stat_fields[k].name, file_type(stat_fields[k].kind), &w->d_stats[k]));
+    SG_CHECK(sg_error_collective(w->comm, create_series(w, stat_fields[k].name, file_type(stat_fields[k].kind), &w->d_stats[k])));
   return SG_OK;
 }
 
@@ -288,7 +292,7 @@ sg_err sg_traj_open(MPI_Comm comm, const char *path, const sg_scene *s, sg_traj_
   }
   if (err) {
     close_handles(w);
-    sg_h5_close(&w->file);
+    sg_h5_close_written(w->comm, &w->file, w->tmp, path, err, 1);
     if (created) sg_fs_remove(w->comm, w->tmp);
     writer_free(w);
     return err;
@@ -407,7 +411,7 @@ static sg_err write_gid_rows(sg_traj_writer *w, long long ext) {
   sg_err err = sg_error_collective(w->comm, ids ? SG_OK : SG_ERR_MEM);
   for (long long i = 0; i < cnt && !err; ++i) ids[i] = first + i;
   if (!err)
-    err = sg_error_collective(w->comm, sg_h5_write_range(w->d_ids[ID_GID], H5T_NATIVE_LLONG, (hsize_t)first,
+    err = sg_error_collective(w->comm, sg_h5_write_range(w->comm, w->d_ids[ID_GID], H5T_NATIVE_LLONG, (hsize_t)first,
                                                          (hsize_t)(ext - first), w->rank == 0, ids, w->dxpl, w->path,
                                                          "/ids/gid"));
   free(ids);
@@ -418,7 +422,7 @@ static sg_err write_gid_rows(sg_traj_writer *w, long long ext) {
 /* Extend a series to f + 1 entries and write entry f from rank 0 (collective, agreed). */
 static sg_err append_value(sg_traj_writer *w, hid_t d, const char *name, hsize_t f, hid_t memtype, const void *v) {
   SG_CHECK(sg_error_collective(w->comm, sg_h5_extend(d, f + 1, w->path, name)));
-  return sg_error_collective(w->comm, sg_h5_write_range(d, memtype, f, 1, w->rank == 0, v, w->dxpl, w->path, name));
+  return sg_error_collective(w->comm, sg_h5_write_range(w->comm, d, memtype, f, 1, w->rank == 0, v, w->dxpl, w->path, name));
 }
 
 /* Frame f of a per-body field, extended and written by every rank (its rows); an error agreed by
@@ -589,7 +593,7 @@ static sg_err flush_stats(sg_traj_writer *w) {
     /* each collective HDF5 call agreed on before the next one */
     err = sg_error_collective(w->comm, sg_h5_extend(w->d_stats[k], at + cnt, w->path, sf->name));
     if (!err)
-      err = sg_h5_write_range(w->d_stats[k], mem_type(sf->kind), at, cnt, w->rank == 0, col, w->dxpl, w->path, sf->name);
+      err = sg_h5_write_range(w->comm, w->d_stats[k], mem_type(sf->kind), at, cnt, w->rank == 0, col, w->dxpl, w->path, sf->name);
     err = sg_error_collective(w->comm, err);
   }
   if (err) return err;
@@ -635,7 +639,7 @@ sg_err sg_traj_write_timing(sg_traj_writer *w, const double *all, int nranks, in
   hsize_t dims[2] = {(hsize_t)nranks, (hsize_t)nfields};
   hid_t dset = -1;
   sg_err err = sg_h5_dataset_create(w->file, "timing/table", H5T_NATIVE_DOUBLE, 2, dims, NULL, NULL, w->path, &dset);
-  if (!err) err = sg_h5_write_whole(dset, H5T_NATIVE_DOUBLE, w->rank == 0, all, w->dxpl, w->path, "/timing/table");
+  if (!err) err = sg_h5_write_whole(w->comm, dset, H5T_NATIVE_DOUBLE, w->rank == 0, all, w->dxpl, w->path, "/timing/table");
   if (!err) err = sg_h5_attr_write_str(dset, "columns", columns, w->path);
   if (dset >= 0) sg_h5_close(&dset);
   return sg_error_collective(w->comm, err);
@@ -680,13 +684,12 @@ sg_err sg_traj_close(sg_traj_writer *w, int mode) {
     if (!err) err = sg_error_collective(w->comm, sg_h5_attr_write_int(w->file, "complete", 1, w->path));
   }
   close_handles(w);
-  if (w->file >= 0 && H5Fclose(w->file) < 0 && !err)
-    err = sg_error_set(SG_ERR_IO, "cannot write %s: closing %s failed", w->path, w->tmp);
-  w->file = H5I_INVALID_HID;
-  err = sg_error_collective(w->comm, err);
+  sg_err written = sg_h5_close_written(w->comm, &w->file, w->tmp, w->path, err, mode == SG_TRAJ_DISCARD);
+  if (mode != SG_TRAJ_DISCARD) err = written;
   if (success && !err) err = sg_fs_rename(w->comm, w->tmp, w->path);
-  /* A failed run leaves nothing; a failed finish or a stopped run keeps the .partial (complete = 0). */
-  if (mode == SG_TRAJ_DISCARD) sg_fs_remove(w->comm, w->tmp);
+  /* A failed run leaves nothing; a failed finish or a stopped run keeps the .partial (complete = 0),
+   * unless its own writing failed (then it was truncated: nothing sound is left to keep). */
+  if (mode == SG_TRAJ_DISCARD || written) sg_fs_remove(w->comm, w->tmp);
   writer_free(w);
   return err;
 }

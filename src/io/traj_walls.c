@@ -25,7 +25,7 @@ sg_err sg_traj_walls_open(MPI_Comm comm, hid_t file, hid_t dxpl, const char *pat
   hid_t d = H5I_INVALID_HID;
   hsize_t tri[2] = {(hsize_t)counts[1], 3};
   err = sg_h5_dataset_create(file, "walls/moving_triangles", H5T_STD_I32LE, 2, tri, NULL, NULL, path, &d);
-  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_INT, rank == 0, mw->surface.tri, dxpl, path, "/walls/moving_triangles");
+  if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_INT, rank == 0, mw->surface.tri, dxpl, path, "/walls/moving_triangles");
   sg_h5_close(&d);
   SG_CHECK(sg_error_collective(comm, err));
   hsize_t dims[3] = {0, (hsize_t)counts[0], 3}, maxdims[3] = {H5S_UNLIMITED, (hsize_t)counts[0], 3}, chunk[3] = {1, (hsize_t)counts[0], 3};

@@ -62,10 +62,10 @@ sg_err sg_tree_geoms_write(MPI_Comm comm, hid_t loc, const char *file, const sg_
   sg_err err = sg_error_collective(comm, x ? SG_OK : SG_ERR_MEM);
   if (err) return err;
   for (int k = 0; k < s->n_trees; ++k) x[k] = s->trees[k]->n_geoms;
-  err = sg_tree_column_write(loc, file, "trees/geom_count", H5T_STD_I32LE, s->n_trees, 0, x, rank, dxpl);
+  err = sg_tree_column_write(comm, loc, file, "trees/geom_count", H5T_STD_I32LE, s->n_trees, 0, x, rank, dxpl);
   for (int f = 0; f < G_COUNT && !err; ++f) {
     geom_column(s, f, x);
-    err = sg_tree_column_write(loc, file, gfields[f].name, gfields[f].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, G, gfields[f].ncols, x, rank,
+    err = sg_tree_column_write(comm, loc, file, gfields[f].name, gfields[f].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, G, gfields[f].ncols, x, rank,
                        dxpl);
   }
   free(x);

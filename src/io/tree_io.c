@@ -199,18 +199,19 @@ static void link_column(const sg_scene *s, int f, double *out) {
     }
 }
 
-sg_err sg_tree_column_write(hid_t loc, const char *file, const char *name, hid_t ftype, long long rows, int ncols,
+sg_err sg_tree_column_write(MPI_Comm comm, hid_t loc, const char *file, const char *name, hid_t ftype, long long rows, int ncols,
                             const double *x, int rank, hid_t dxpl) {
   hsize_t dims[2] = {(hsize_t)rows, (hsize_t)ncols};
   hid_t d = H5I_INVALID_HID;
   sg_err err = sg_h5_dataset_create(loc, name, ftype, ncols ? 2 : 1, dims, NULL, NULL, file, &d);
-  if (!err) err = sg_h5_write_whole(d, H5T_NATIVE_DOUBLE, rank == 0, x, dxpl, file, name);
+  if (!err) err = sg_h5_write_whole(comm, d, H5T_NATIVE_DOUBLE, rank == 0, x, dxpl, file, name);
   sg_h5_close(&d);
   return err;
 }
 
 /* /trees/limit and /trees/pd when some joint has limits or gains (x: room for 3 L numbers). */
-static sg_err write_control(hid_t loc, const char *file, const sg_scene *s, long long L, double *x, int rank, hid_t dxpl) {
+static sg_err write_control(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, long long L, double *x, int rank,
+                            hid_t dxpl) {
   int limited = 0, controlled = 0;
   for (int k = 0; k < s->n_trees; ++k)
     for (int l = 0; l < s->trees[k]->n_links; ++l) {
@@ -226,7 +227,7 @@ static sg_err write_control(hid_t loc, const char *file, const sg_scene *s, long
     for (int k = 0; k < s->n_trees; ++k)
       for (int l = 0; l < s->trees[k]->n_links; ++l, ++r)
         memcpy(x + w * r, f == 0 ? s->trees[k]->link[l].limit : s->trees[k]->link[l].pd, (size_t)w * sizeof *x);
-    err = sg_tree_column_write(loc, file, f == 0 ? "trees/limit" : "trees/pd", H5T_IEEE_F64LE, L, w, x, rank, dxpl);
+    err = sg_tree_column_write(comm, loc, file, f == 0 ? "trees/limit" : "trees/pd", H5T_IEEE_F64LE, L, w, x, rank, dxpl);
   }
   return err;
 }
@@ -241,12 +242,12 @@ sg_err sg_trees_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene
   sg_err err = sg_error_collective(comm, x ? SG_OK : SG_ERR_MEM);
   if (err) return err;
   for (int k = 0; k < s->n_trees; ++k) x[k] = (double)s->trees[k]->body;
-  err = sg_tree_column_write(loc, file, "trees/body", H5T_STD_I64LE, s->n_trees, 0, x, rank, dxpl);
+  err = sg_tree_column_write(comm, loc, file, "trees/body", H5T_STD_I64LE, s->n_trees, 0, x, rank, dxpl);
   for (int k = 0; k < s->n_trees; ++k) x[k] = s->trees[k]->n_links;
-  if (!err) err = sg_tree_column_write(loc, file, "trees/link_count", H5T_STD_I32LE, s->n_trees, 0, x, rank, dxpl);
+  if (!err) err = sg_tree_column_write(comm, loc, file, "trees/link_count", H5T_STD_I32LE, s->n_trees, 0, x, rank, dxpl);
   for (int f = 0; f < T_COUNT && !err; ++f) {
     link_column(s, f, x);
-    err = sg_tree_column_write(loc, file, fields[f].name, fields[f].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, L, fields[f].ncols, x,
+    err = sg_tree_column_write(comm, loc, file, fields[f].name, fields[f].is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, L, fields[f].ncols, x,
                        rank, dxpl);
   }
   long long oq = 0, ov = 0;
@@ -255,9 +256,9 @@ sg_err sg_trees_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene
     memcpy(x + Q + ov, s->trees[k]->v, (size_t)s->trees[k]->nv * sizeof *x);
     oq += s->trees[k]->nq, ov += s->trees[k]->nv;
   }
-  if (!err) err = sg_tree_column_write(loc, file, "trees/q", H5T_IEEE_F64LE, Q, 0, x, rank, dxpl);
-  if (!err) err = sg_tree_column_write(loc, file, "trees/v", H5T_IEEE_F64LE, V, 0, x + Q, rank, dxpl);
-  if (!err) err = write_control(loc, file, s, L, x, rank, dxpl);
+  if (!err) err = sg_tree_column_write(comm, loc, file, "trees/q", H5T_IEEE_F64LE, Q, 0, x, rank, dxpl);
+  if (!err) err = sg_tree_column_write(comm, loc, file, "trees/v", H5T_IEEE_F64LE, V, 0, x + Q, rank, dxpl);
+  if (!err) err = write_control(comm, loc, file, s, L, x, rank, dxpl);
   free(x);
   if (!err) err = sg_tree_geoms_write(comm, loc, file, s, dxpl);
   return err;

@@ -56,6 +56,22 @@ def attr_message(data, addr, name):
     raise SystemExit("attribute %s not found" % name)
 
 
+def message(data, addr, want):
+    """Offset of the body of the first message of type `want` in the version-1 object header at addr."""
+    blocks = [(addr + 16, struct.unpack("<I", data[addr + 8:addr + 12])[0])]
+    while blocks:
+        start, size = blocks.pop(0)
+        p = start
+        while p + 8 <= start + size:
+            mtype, msize = struct.unpack("<HH", data[p:p + 4])
+            if mtype == 0x10:
+                blocks.append(struct.unpack("<QQ", data[p + 8:p + 24]))
+            elif mtype == want:
+                return p + 8
+            p += 8 + msize
+    raise SystemExit("no message of type %#x found" % want)
+
+
 def symbol_table_message(data, addr):
     """Offset of the body of the symbol table message (type 0x11: B-tree address, heap address) of
     the version-1 object header at addr."""
@@ -106,6 +122,41 @@ def edit(case, src, dst):
                 data[ref + 12:ref + 16] = struct.pack("<I", 1 << 30)
             else:  # the first object of the collection claims 4000 bytes: HDF5's parser loops
                 data[heap + 24:heap + 32] = struct.pack("<Q", 4000)
+        elif case in ("fill_shared_scene", "fill_shared_fclib"):
+            # the fill value message of a dataset below the root (/bodies/size; FCLIB's
+            # /fclib_global/vectors/w) flagged shared (tests/fuzz: fuzz_scene): its body (version 2,
+            # then the allocation time, 1 in a scene: set here) then reads as a message shared
+            # through a table (version 2, type 1) that a file of superblock 0 has not, and H5Dopen2
+            # crashed in H5SM_get_fheap_addr (serial and core drivers)
+            name = "bodies/size" if case == "fill_shared_scene" else "fclib_global/vectors/w"
+            at = message(data, header_addr(src, name), 0x05)
+            if data[at] != 2:
+                raise SystemExit("the fill value message is not of version 2")
+            data[at + 1] = 1
+            data[at - 4] |= 2
+        elif case == "vlen_type_size":
+            # the root attribute kind's variable-length string type with its size 16 -> 48 (tests/fuzz,
+            # ASan: fuzz_scene): H5Aexists copied 48 bytes of data from a message that holds 16
+            at = attr_message(data, header_addr(src, None), "kind")
+            nsz = struct.unpack("<H", data[at + 2:at + 4])[0]
+            t = at + 8 + (nsz + 7) // 8 * 8
+            if data[t] & 15 != 9 or struct.unpack("<I", data[t + 4:t + 8])[0] != 16:
+                raise SystemExit("kind is not a variable-length type of 16 bytes")
+            data[t + 4:t + 8] = struct.pack("<I", 48)
+        elif case == "vlen_flags_free_zero":
+            # the root attribute kind's reserved byte (version 1: no flags) 0xff, and its collection's
+            # free-space record 0 bytes long (tests/fuzz: fuzz_checkpoint): HDF5 1.10's parser of the
+            # collection never moves past that record
+            at = attr_message(data, header_addr(src, None), "kind")
+            data[at + 1] = 0xFF
+            ref, heap = vlen_ref(data, header_addr(src, None))
+            size = struct.unpack("<Q", data[heap + 8:heap + 16])[0]
+            p = heap + 16
+            while p + 16 <= heap + size and struct.unpack("<H", data[p:p + 2])[0] != 0:
+                p += 16 + (struct.unpack("<Q", data[p + 8:p + 16])[0] + 7) // 8 * 8
+            if p + 16 > heap + size:
+                raise SystemExit("the collection has no free-space record")
+            data[p + 8:p + 16] = struct.pack("<Q", 0)
         elif case == "empty_vlen_index":
             # the reference of /hooks/state's names, an empty string, with its index 2 -> 0xFFFFFF02
             # (tests/fuzz: fuzz_checkpoint): HDF5 reads a reference whose length is 0 from its

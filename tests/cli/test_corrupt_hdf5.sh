@@ -11,8 +11,8 @@ source "$HERE/cli_lib.sh" "$@"
 
 section "scenes and a checkpoint to corrupt"
 "$SG" generate pile -n 8 -o scene.h5 >gen.log 2>&1
-"$SG" run scene.h5 -o run.h5 -t_final 0.025 -checkpoint_every 3 >run.log 2>&1
-check "generate and a short run with a checkpoint" test -f scene.h5 -a -f run.ckpt.h5
+"$SG" run scene.h5 -o run.h5 -t_final 0.025 -checkpoint_every 3 -fclib_dump_step 2 -fclib_dump_file problem.hdf5 >run.log 2>&1
+check "generate and a short run with a checkpoint and an FCLIB problem" test -f scene.h5 -a -f run.ckpt.h5 -a -f problem.hdf5
 
 # expect [-n NP] CASE FILE PATTERN COMMAND...: the corrupted copy of FILE fails COMMAND (FILE's name
 # replaced by the copy's) with one error line containing PATTERN; with -n, on NP ranks (every rank
@@ -66,6 +66,22 @@ expect vlen_index scene.h5 "attribute kind is a corrupted variable-length string
 expect heap_object_size scene.h5 "attribute kind is a corrupted variable-length string" info scene.h5
 expect vlen_index run.ckpt.h5 "attribute kind is a corrupted variable-length string" info run.ckpt.h5
 expect vlen_length run.ckpt.h5 "attribute kind is a corrupted variable-length string" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+
+section "a dataset's fill value message flagged shared (through a table a superblock-0 file has not)"
+msg="corrupted HDF5 object header (a message shared through a table the file does not have)"
+expect fill_shared_scene scene.h5 "$msg" info scene.h5
+expect -n 2 fill_shared_scene scene.h5 "$msg" run scene.h5 -o out.h5 -t_final 0.01
+expect fill_shared_fclib problem.hdf5 "$msg" fclib problem.hdf5 -solver pgs
+
+section "a variable-length string type whose size says 48 bytes (the root attribute kind)"
+expect vlen_type_size scene.h5 "corrupted HDF5 object header (an attribute's variable-length type has a corrupted size)" info scene.h5
+expect vlen_type_size run.ckpt.h5 "corrupted HDF5 object header (an attribute's variable-length type has a corrupted size)" info run.ckpt.h5
+
+section "a version-1 attribute's reserved byte set, its collection's free space 0 bytes (the root attribute kind)"
+msg="attribute kind is a corrupted variable-length string (its collection's free space is corrupted)"
+expect vlen_flags_free_zero scene.h5 "$msg" info scene.h5
+expect vlen_flags_free_zero run.ckpt.h5 "$msg" info run.ckpt.h5
+expect -n 2 vlen_flags_free_zero run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
 
 section "an empty variable-length string whose index is corrupted (a checkpoint's /hooks/state names)"
 msg="attribute names is a corrupted variable-length string (its collection does not hold its object) (on dataset /hooks/state)"

@@ -6,7 +6,7 @@
 #include "fuzz_coverage.h"
 #include <string.h>
 
-uint8_t sg_cov_map[SG_COV_SIZE];
+_Alignas(8) uint8_t sg_cov_map[SG_COV_SIZE];
 static uintptr_t g_prev;
 
 void __sanitizer_cov_trace_pc(void);
@@ -36,6 +36,16 @@ static uint8_t bucket(uint8_t n) {
 int sg_cov_merge(uint8_t *seen, long *edges) {
   int novel = 0;
   for (size_t k = 0; k < SG_COV_SIZE; ++k) {
+    /* most of the map is 0: skip it eight slots at a time (the map is 8-aligned, SG_COV_SIZE a
+     * multiple of 8; memcpy keeps the load free of aliasing questions) */
+    uint64_t word;
+    if (k % 8 == 0) {
+      memcpy(&word, sg_cov_map + k, sizeof word);
+      if (!word) {
+        k += 7;
+        continue;
+      }
+    }
     if (!sg_cov_map[k]) continue;
     uint8_t b = bucket(sg_cov_map[k]);
     if (b & ~seen[k]) {

@@ -1,5 +1,6 @@
 /* Fuzz target: the FCLIB reader. Each input is an FCLIB problem file (HDF5), read as `signorini
- * fclib` reads it (sg_fclib_read), whose errors must name the file; a problem it accepts goes on
+ * fclib` reads it (sg_fclib_read, through its _fapl entry point with the bytes in memory), whose
+ * errors must name the file; a problem it accepts goes on
  * to what the command does next with the indices and extents it was given: a global one to the
  * solvers' form (sg_fclib_to_problem) and to its scaled copy (sg_fclib_normalize), a small local
  * one to its global equivalent (sg_fclib_local_to_global, dense and cubic, so not for large ones),
@@ -8,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_target.h"
-#include "signorini/fclib.h"
+#include "io/read_fapl.h"
 
 /* local_to_global factors a dense m x m matrix: above this m one input would take seconds. */
 #define LOCAL_MAX_M 120
@@ -56,7 +57,7 @@ static void residuals(const sg_fclib_problem *fp) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = sg_fuzz_write_file("problem.hdf5", data, size);
   sg_fclib_problem fp;
-  sg_err err = sg_fclib_read(path, &fp);
+  sg_err err = sg_fclib_read_fapl(path, sg_fuzz_file_access(), &fp);
   /* `signorini fclib` prints the reader's message as it is: it must name the file */
   if (err && strcmp(sg_error_message(), "unknown error") && !strstr(sg_error_message(), path))
     sg_fuzz_fail("sg_fclib_read: an error that does not name the file: %s", sg_error_message());

@@ -1,10 +1,11 @@
 /* Fuzz target: the scene reader. Each input is a scene file (HDF5), read the three ways the
  * commands read one: whole on every rank (sg_scene_read), in blocks as `run` and `partition` do
- * (sg_scene_read_block), and summarized as `info` does (sg_file_info). Seeds: scenes that
- * `signorini generate` writes (tests/fuzz/make_seeds.sh). */
+ * (sg_scene_read_block), and summarized as `info` does (sg_file_info), each through its _fapl
+ * entry point with the bytes in memory (read_fapl.h). Seeds: scenes that `signorini generate`
+ * writes (tests/fuzz/make_seeds.sh). */
 #include <stdio.h>
 #include "fuzz_target.h"
-#include "signorini/io.h"
+#include "io/read_fapl.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
@@ -16,16 +17,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = sg_fuzz_write_file("scene.h5", data, size);
   sg_scene whole, block;
-  sg_err e1 = sg_scene_read(MPI_COMM_WORLD, path, &whole);
+  hid_t access = sg_fuzz_file_access();
+  sg_err e1 = sg_scene_read_fapl(MPI_COMM_WORLD, path, access, &whole);
   sg_fuzz_check_call("sg_scene_read", e1);
   if (!e1) sg_scene_destroy(&whole);
-  sg_err e2 = sg_scene_read_block(MPI_COMM_WORLD, path, &block);
+  sg_err e2 = sg_scene_read_block_fapl(MPI_COMM_WORLD, path, access, &block);
   sg_fuzz_check_call("sg_scene_read_block", e2);
   if (!e2) sg_scene_destroy(&block);
   /* The block reader promises the whole reader's validation (io.h): on one rank they must agree. */
   if (!e1 != !e2)
     sg_fuzz_fail("sg_scene_read %s the file and sg_scene_read_block %s it", e1 ? "refused" : "accepted",
                  e2 ? "refused" : "accepted");
-  sg_fuzz_check_call("sg_file_info", sg_file_info(MPI_COMM_WORLD, path, NULL));
+  sg_fuzz_check_call("sg_file_info", sg_file_info_fapl(MPI_COMM_WORLD, path, access, NULL));
   return 0;
 }

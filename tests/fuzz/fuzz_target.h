@@ -9,6 +9,7 @@
 #define SG_FUZZ_TARGET_H
 #include <stddef.h>
 #include <stdint.h>
+#include <hdf5.h>
 #include "signorini/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,8 +22,14 @@ void sg_fuzz_mpi_init(void);
 void sg_fuzz_petsc_init(void);
 
 /* The path of this process's scratch file named `name` (in a private mkdtemp folder removed at
- * exit), holding the bytes data[0..size): readers that take a path get each input through it. */
+ * exit: under $TMPDIR, else /dev/shm when it is a folder, else /tmp), holding the bytes
+ * data[0..size): readers that take a path get each input through it. */
 const char *sg_fuzz_write_file(const char *name, const uint8_t *data, size_t size);
+/* An HDF5 file access list for the scratch file, for the readers' _fapl entry points
+ * (src/io/read_fapl.h): the core driver, which reads the whole file into memory at the open, so
+ * that an input costs one read and no MPI-IO open (the readers' own checks of the raw bytes read
+ * the same file). Owned here, made by the first sg_fuzz_write_file, not counted as a leak. */
+hid_t sg_fuzz_file_access(void);
 
 /* A broken promise of the code under test: prints "fuzz: FINDING: <what>" and aborts, so that the
  * driver saves the input as a crash. */
