@@ -75,18 +75,7 @@ def message(data, addr, want):
 def symbol_table_message(data, addr):
     """Offset of the body of the symbol table message (type 0x11: B-tree address, heap address) of
     the version-1 object header at addr."""
-    blocks = [(addr + 16, struct.unpack("<I", data[addr + 8:addr + 12])[0])]
-    while blocks:
-        start, size = blocks.pop(0)
-        p = start
-        while p + 8 <= start + size:
-            mtype, msize = struct.unpack("<HH", data[p:p + 4])
-            if mtype == 0x10:
-                blocks.append(struct.unpack("<QQ", data[p + 8:p + 24]))
-            elif mtype == 0x11:
-                return p + 8
-            p += 8 + msize
-    raise SystemExit("no symbol table message found")
+    return message(data, addr, 0x11)
 
 
 def edit(case, src, dst):
