@@ -3,6 +3,7 @@
 #define SG_SIM_UTIL_H
 #include <petscsys.h>
 #include <string.h>
+#include "signorini/generate.h"
 #include "signorini/signorini.h"
 #include "test_util.h"
 
@@ -70,6 +71,13 @@ static inline void sim_solve_cold(const char *name, const sg_problem *p, double 
   memset(lam, 0, sizeof(double) * sg_problem_n_rows(p));
   CHECK_OK(sg_solver_solve(s, p, v, lam, info));
   sg_solver_destroy(&s);
+}
+
+/* A scene with room for `capacity` bodies, one material of friction mu, and the ground plane z = 0. */
+static inline void sim_ground_scene(sg_scene *s, int capacity, double mu) {
+  CHECK_OK(sg_scene_create(s, capacity, 1));
+  s->friction[0] = mu;
+  CHECK_OK(sg_add_ground(s, 0));
 }
 
 static inline sg_step_params sim_params(double dt, double margin) {

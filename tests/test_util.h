@@ -44,6 +44,18 @@ static inline int sg_test_exit(void) {
   return sg_test_failures ? 1 : 0;
 }
 
+/* Largest |x_k| and largest |x_k - y_k| over n entries. */
+static inline double sg_test_max_abs(const double *x, int n) {
+  double m = 0;
+  for (int k = 0; k < n; ++k) m = fmax(m, fabs(x[k]));
+  return m;
+}
+static inline double sg_test_max_diff(const double *x, const double *y, int n) {
+  double m = 0;
+  for (int k = 0; k < n; ++k) m = fmax(m, fabs(x[k] - y[k]));
+  return m;
+}
+
 /* Deterministic uniform random numbers in [lo, hi) (xorshift64*), independent of libc. */
 static inline double sg_test_rand(unsigned long long *state, double lo, double hi) {
   unsigned long long x = *state;

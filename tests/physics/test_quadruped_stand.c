@@ -34,9 +34,7 @@ static void record(sg_stepper *st, const sg_scene *s, const sg_step_stats *stats
 int main(int argc, char **argv) {
   sim_init(&argc, &argv);
   sg_scene s;
-  CHECK_OK(sg_scene_create(&s, 2, 1));
-  s.friction[0] = 0.8;
-  CHECK_OK(sg_add_ground(&s, 0));
+  sim_ground_scene(&s, 2, 0.8);
   const sg_quadruped q = {.kp = 400, .kd = 8, .crouch = 0.7};
   int i;
   CHECK_OK(sg_quadruped_add(&s, &q, &i));

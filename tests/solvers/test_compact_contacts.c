@@ -55,18 +55,6 @@ static void solve(const char *solver, const sg_problem *p, int iterations, doubl
   sg_solver_destroy(&s);
 }
 
-static double max_abs(const double *x, int n) {
-  double m = 0;
-  for (int k = 0; k < n; ++k) m = fmax(m, fabs(x[k]));
-  return m;
-}
-
-static double max_diff(const double *x, const double *y, int n) {
-  double m = 0;
-  for (int k = 0; k < n; ++k) m = fmax(m, fabs(x[k] - y[k]));
-  return m;
-}
-
 /* SubADMM on both forms: iterates agree to round-off (relative 1e-12); PGS: bit for bit. */
 static void compare_solves(const assembled *compact, const assembled *dense, const char *relax) {
   const int nv = sg_problem_n_v(&compact->p), nr = sg_problem_n_rows(&compact->p);
@@ -75,9 +63,9 @@ static void compare_solves(const assembled *compact, const assembled *dense, con
   solve("subadmm", &compact->p, 60, &vc, &lc);
   solve("subadmm", &dense->p, 60, &vd, &ld);
   PetscOptionsClearValue(NULL, "-subadmm_relax");
-  const double dv = max_diff(vc, vd, nv) / max_abs(vd, nv), dl = max_diff(lc, ld, nr) / max_abs(ld, nr);
+  const double dv = sg_test_max_diff(vc, vd, nv) / sg_test_max_abs(vd, nv), dl = sg_test_max_diff(lc, ld, nr) / sg_test_max_abs(ld, nr);
   printf("  subadmm (relax %s), 60 iterations: max |dv| / max |v| = %.2e, max |dlambda| / max |lambda| = %.2e\n", relax, dv, dl);
-  CHECK(max_abs(ld, nr) > 0);
+  CHECK(sg_test_max_abs(ld, nr) > 0);
   CHECK(dv <= 1e-12);
   CHECK(dl <= 1e-12);
   free(vc); free(lc); free(vd); free(ld);

@@ -67,9 +67,7 @@ static void check_merged(const sg_problem *p) {
 int main(int argc, char **argv) {
   sim_init(&argc, &argv);
   sg_scene s;
-  CHECK_OK(sg_scene_create(&s, 4, 1));
-  s.friction[0] = 0.8;
-  CHECK_OK(sg_add_ground(&s, 0));
+  sim_ground_scene(&s, 4, 0.8);
   sg_quadruped q = {.kp = 400, .kd = 8, .crouch = 0.7};
   for (int k = 0; k < 2; ++k) {
     q.pos[0] = 1.2 * k;

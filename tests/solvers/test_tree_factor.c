@@ -14,18 +14,6 @@
 #include "signorini/tree.h"
 #include "sim_util.h"
 
-static double max_abs(const double *x, int n) {
-  double m = 0;
-  for (int k = 0; k < n; ++k) m = fmax(m, fabs(x[k]));
-  return m;
-}
-
-static double max_diff(const double *x, const double *y, int n) {
-  double m = 0;
-  for (int k = 0; k < n; ++k) m = fmax(m, fabs(x[k] - y[k]));
-  return m;
-}
-
 /* SubADMM from rest, 60 iterations; v and lambda out (allocated). */
 static void solve(const sg_problem *p, double **v, double **lambda) {
   *v = calloc((size_t)sg_problem_n_v(p) + 1, sizeof(double));
@@ -47,9 +35,9 @@ static void compare(sg_problem *p, const char *what, int sparse) {
   p->has_dof_parent = 0; /* the same problem, dense */
   solve(p, &vd, &ld);
   p->has_dof_parent = 1;
-  const double dv = max_diff(vs, vd, nv) / max_abs(vd, nv), dl = max_diff(ls, ld, nr) / max_abs(ld, nr);
+  const double dv = sg_test_max_diff(vs, vd, nv) / sg_test_max_abs(vd, nv), dl = sg_test_max_diff(ls, ld, nr) / sg_test_max_abs(ld, nr);
   printf("%s: %d constraints, max |dv| / max |v| = %.2e, max |dlambda| / max |lambda| = %.2e\n", what, p->n_con, dv, dl);
-  CHECK(max_abs(ld, nr) > 0);
+  CHECK(sg_test_max_abs(ld, nr) > 0);
   CHECK(dv <= 1e-12);
   CHECK(dl <= 1e-12);
   CHECK((dv > 0 || dl > 0) == sparse);
@@ -70,9 +58,7 @@ static void add_coupling(sg_problem *p) {
 int main(int argc, char **argv) {
   sim_init(&argc, &argv);
   sg_scene s;
-  CHECK_OK(sg_scene_create(&s, 2, 1));
-  s.friction[0] = 0.8;
-  CHECK_OK(sg_add_ground(&s, 0));
+  sim_ground_scene(&s, 2, 0.8);
   const sg_quadruped q = {.kp = 400, .kd = 8, .crouch = 0.7};
   int i;
   CHECK_OK(sg_quadruped_add(&s, &q, &i));

@@ -100,19 +100,13 @@ static double fd_kinetic_energy(const sg_tree *t, const double *q, const double 
   return T;
 }
 
-static double max_abs(const double *x, int n) {
-  double m = 0;
-  for (int k = 0; k < n; ++k) m = fmax(m, fabs(x[k]));
-  return m;
-}
-
 static void test_mass_matrix(const sg_tree *t, const double *q) {
   static sg_tree_kin k;
   double M[SG_TREE_MAX_DOF * SG_TREE_MAX_DOF], e[SG_TREE_MAX_DOF], Tfd[SG_TREE_MAX_DOF], worst = 0;
   const int n = t->nv;
   sg_tree_kinematics(t, q, &k);
   sg_tree_mass_matrix(t, &k, M);
-  const double scale = max_abs(M, n * n);
+  const double scale = sg_test_max_abs(M, n * n);
   for (int a = 0; a < n; ++a) {
     memset(e, 0, sizeof e);
     e[a] = 1;
@@ -192,7 +186,7 @@ static void test_bias_lagrange(const sg_tree *t, const double *q, const double *
   }
   sg_tree_kinematics(t, q, &k);
   sg_tree_inverse_dynamics(t, &k, v, NULL, g, bias);
-  double worst = 0, scale = max_abs(bias, n);
+  double worst = 0, scale = sg_test_max_abs(bias, n);
   for (int a = 0; a < n; ++a) {
     double lag = dV[a];
     for (int b = 0; b < n; ++b)
