@@ -31,8 +31,8 @@ static int find_vertex(const gid_slot *v, int n, int64_t gid) {
 }
 
 /* Rank 0: the part of every gathered record (rec[0..n), in gathered order). */
-static sg_err split_on_root(const skel_record *rec, int n, const int64_t *pairs, long long n_pairs, int nparts,
-                            int *part_of_record) {
+static sg_err split_on_root(const sg_scene *s, const skel_record *rec, int n, const int64_t *pairs, long long n_pairs,
+                            int nparts, int *part_of_record) {
   gid_slot *v = sg_calloc((size_t)n + 1, sizeof *v, "partition vertices");
   if (!v) return SG_ERR_MEM;
   for (int k = 0; k < n; ++k) v[k] = (gid_slot){(int64_t)rec[k].gid, k};
@@ -47,6 +47,10 @@ static sg_err split_on_root(const skel_record *rec, int n, const int64_t *pairs,
    * stands for every fixed body of the contact pairs */
   sg_scene sk;
   err = sg_scene_create(&sk, n + 1, 1);
+  if (!err) { /* the proximity graph links bodies across periodic boundaries */
+    memcpy(sk.period_lo, s->period_lo, sizeof sk.period_lo);
+    memcpy(sk.period_hi, s->period_hi, sizeof sk.period_hi);
+  }
   sg_body_weight *weight = sg_calloc((size_t)n + 1, sizeof *weight, "partition weights");
   if (!err && !weight) err = SG_ERR_MEM;
   for (int k = 0; k < n && !err; ++k) {
@@ -116,7 +120,7 @@ sg_err sg_partition_distributed(MPI_Comm comm, const sg_scene *s, const int64_t 
   }
   MPI_Gatherv(mine, nrec, MPI_DOUBLE, all, cnt, dsp, MPI_DOUBLE, 0, comm);
   MPI_Gatherv(pairs, npv, MPI_INT64_T, all_pairs, pcnt, pdsp, MPI_INT64_T, 0, comm);
-  if (me == 0 && !err) err = split_on_root(all, dsp[P] / REC, pairs ? all_pairs : NULL, pdsp[P] / 2, P, part);
+  if (me == 0 && !err) err = split_on_root(s, all, dsp[P] / REC, pairs ? all_pairs : NULL, pdsp[P] / 2, P, part);
   err = sg_error_collective(comm, err);
   if (err) goto done;
   /* back to the holders: the records came in rank order, so the counts are those of the gather */

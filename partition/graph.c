@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/body_kind.h"
+#include "signorini/collision.h"
 #include "signorini/partition.h"
 
 void sg_partition_graph_destroy(sg_partition_graph *g) {
@@ -181,6 +182,23 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The broad phase's pairs within margin; with periodic boundaries, those across them too (bodies
+ * that touch through a boundary are neighbours as any others), searched on a copy of the scene since
+ * the images are appended to the scene searched. */
+static sg_err proximity_pairs(const sg_scene *s, double margin, sg_broadphase *bp) {
+  double L[3];
+  if (!sg_scene_period(s, L)) return sg_broadphase_pairs(bp, s, margin, 0.0);
+  sg_scene copy;
+  sg_images im = {0};
+  sg_err err = sg_scene_create(&copy, s->n, s->n_materials);
+  if (!err) err = sg_scene_copy_globals(&copy, s);
+  for (int i = 0; i < s->n && !err; ++i) err = sg_scene_copy_body(&copy, s, i);
+  if (!err) err = sg_broadphase_pairs_periodic(&copy, margin, bp, &im);
+  sg_images_destroy(&im);
+  sg_scene_destroy(&copy);
+  return err;
+}
+
 sg_err sg_partition_graph_proximity(const sg_scene *s, double factor, sg_partition_graph *g) {
   memset(g, 0, sizeof *g);
   g->source = SG_PARTITION_GRAPH_PROXIMITY;
@@ -201,7 +219,7 @@ sg_err sg_partition_graph_proximity(const sg_scene *s, double factor, sg_partiti
   }
   g->margin = factor * median;
   sg_broadphase bp = {0};
-  sg_err err = sg_broadphase_pairs(&bp, s, g->margin, 0.0);
+  sg_err err = proximity_pairs(s, g->margin, &bp);
   if (!err) err = build(s, bp.pairs, bp.n, g);
   sg_broadphase_destroy(&bp);
   if (err) sg_partition_graph_destroy(g);

@@ -102,6 +102,9 @@ void sg_images_destroy(sg_images *im);
  * contact of the two bodies with B's shift, found once. The plain search for a scene without. */
 sg_err sg_find_contacts_periodic(sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_images *im,
                                  sg_contacts *out);
+/* sg_broadphase_pairs (dt = 0) with the scene's periodic boundaries: a pair across a boundary is a
+ * pair of the two bodies, listed once. The plain pairs for a scene without. */
+sg_err sg_broadphase_pairs_periodic(sg_scene *s, double margin, sg_broadphase *bp, sg_images *im);
 /* The shifts by which a body's images move (the periods' combinations, up to 26); their number. */
 int sg_periodic_shifts(const sg_scene *s, double shifts[26][3]);
 /* x (a moving body's position) back into the periodic cell along its periodic axes. */

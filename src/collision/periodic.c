@@ -150,3 +150,33 @@ sg_err sg_find_contacts_periodic(sg_scene *s, double margin, double dt, sg_broad
   s->n = im->n_real;
   return err;
 }
+
+/* The candidate pairs of the images as pairs of the bodies: a pair of two images and a body with its
+ * own image are dropped, and of the mirror pairs (A, image of B) and (B, image of A) the one whose
+ * real body has the smaller gid is kept, so a pair across a boundary counts once. */
+static void fold_image_pairs(const sg_scene *s, const sg_images *im, sg_broadphase *bp) {
+  int m = 0;
+  for (int k = 0; k < bp->n; ++k) {
+    int a = bp->pairs[2 * k], b = bp->pairs[2 * k + 1];
+    if (a >= im->n_real && b >= im->n_real) continue;
+    if (a >= im->n_real) { int t = a; a = b; b = t; }
+    if (b >= im->n_real) {
+      b = im->real[b - im->n_real];
+      if (a == b || s->gid[a] > s->gid[b]) continue;
+    }
+    bp->pairs[2 * m] = a < b ? a : b; /* smaller index first, as the plain search gives */
+    bp->pairs[2 * m + 1] = a < b ? b : a;
+    m++;
+  }
+  bp->n = m;
+}
+
+sg_err sg_broadphase_pairs_periodic(sg_scene *s, double margin, sg_broadphase *bp, sg_images *im) {
+  double L[3];
+  if (!sg_scene_period(s, L)) return sg_broadphase_pairs(bp, s, margin, 0.0);
+  sg_err err = add_images(s, margin, 0.0, im);
+  if (!err) err = sg_broadphase_pairs(bp, s, margin, 0.0);
+  if (!err) fold_image_pairs(s, im, bp);
+  s->n = im->n_real;
+  return err;
+}

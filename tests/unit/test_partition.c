@@ -13,7 +13,8 @@
  *  - the same call twice gives the same parts (fixed seed);
  *  - the statistics equal an independent recount from the contact list;
  *  - one part: zero cut, everyone in part 0.
- * Plus the CSR graph against a direct count (contacts and proximity), and the update policy. */
+ * Plus the CSR graph against a direct count (contacts, proximity, proximity across periodic
+ * boundaries), and the update policy. */
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/signorini.h"
@@ -168,6 +169,27 @@ int main(void) {
   check_csr(&g);
   printf("proximity graph: %lld edges (expected %lld), margin %g\n", g.n_edges, expect_prox / 2, g.margin);
   sg_partition_graph_destroy(&g);
+
+  /* periodic along x and y with the lattice's own spacing (cell [-R, 2 R N - R)): every sphere has
+   * its 9 neighbours in each layer it touches, across the cell's faces as inside, each edge once */
+  s.period_lo[0] = s.period_lo[1] = -R;
+  s.period_hi[0] = 2 * R * NX - R;
+  s.period_hi[1] = 2 * R * NY - R;
+  CHECK_OK(sg_partition_graph_proximity(&s, 0.0, &g));
+  long long expect_periodic = 0;
+  for (int iz = 0; iz < NZ; ++iz)
+    for (int iy = 0; iy < NY; ++iy)
+      for (int ix = 0; ix < NX; ++ix) {
+        int layers = 1 + (iz > 0) + (iz < NZ - 1), v = g.vertex_of_body[lattice_body(ix, iy, iz)];
+        CHECK(g.xadj[v + 1] - g.xadj[v] == 9 * layers - 1);
+        expect_periodic += 9 * layers - 1;
+      }
+  CHECK(g.n_edges == expect_periodic / 2);
+  check_csr(&g);
+  printf("periodic proximity graph: %lld edges (expected %lld)\n", g.n_edges, expect_periodic / 2);
+  sg_partition_graph_destroy(&g);
+  memset(s.period_lo, 0, sizeof s.period_lo);
+  memset(s.period_hi, 0, sizeof s.period_hi);
 
   /* partitions of the contact graph */
   int *part = malloc(sizeof(int) * (size_t)s.n), *part2 = malloc(sizeof(int) * (size_t)s.n);
