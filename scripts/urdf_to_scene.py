@@ -237,6 +237,8 @@ def read_urdf(path, opts):
         links[link['name']] = link
     for e in root.findall('joint'):
         joints.append(parse_joint(e, path))
+        if any(j['name'] == joints[-1]['name'] for j in joints[:-1]):
+            fail('the joint name appears twice', joints[-1]['where'])
     if not links:
         fail('no <link>', path)
     return links, joints
@@ -421,6 +423,9 @@ def parse_args(argv):
     files, i = [], 0
     while i < len(argv):
         a = argv[i]
+        if a in ('-h', '-help', '--help'):
+            print(__doc__)
+            sys.exit(0)
         if a in choices:
             v = option_values(argv, i, 1, str)[0]
             if v not in choices[a]:
@@ -449,7 +454,7 @@ def parse_args(argv):
             files.append(a)
             i += 1
     if len(files) != 2:
-        sys.exit(__doc__)
+        fail(f'expected robot.urdf and out.h5, got {len(files)} file names (-h: the options)', 'command line')
     if opts['kp'] > 0 and not opts['kd'] > 0:
         fail('-kp needs -kd > 0 (the PD row of paper 002 (4) needs damping)', 'command line')
     return opts, files
@@ -464,8 +469,13 @@ def main(argv):
         print(f'signorini: error: {e}', file=sys.stderr)
         return 1
     tmp = f'{out}.tmp.{os.getpid()}'
-    write_scene(tmp, rows, q, geoms, opts)
-    os.replace(tmp, out)
+    try:
+        write_scene(tmp, rows, q, geoms, opts)
+        os.replace(tmp, out)
+    except OSError as e:
+        reason = os.strerror(e.errno) if e.errno else 'the file cannot be created'
+        print(f'signorini: error: cannot write the scene: {reason} ({out})', file=sys.stderr)
+        return 1
     dof = sum(NV[r['joint']] for r in rows)
     print(f'{out}: {len(rows)} links, {dof} velocities, {len(geoms)} collision geoms from {src}')
     return 0
