@@ -3,6 +3,8 @@
 # with the files of urdf_cases.py:
 # - a pendulum (one revolute joint, a small bob at L) swings with the period 2 pi sqrt(L/g) within
 #   0.5%, and within 1e-4 of its physical pendulum's (the bound of physics/test_pendulum);
+# - a mass on a prismatic joint stops on its limit, a floating link and a link welded to it by a
+#   turned fixed joint fall freely (to 1e-9 at 0.2 s);
 # - the same pendulum with its joint frame, inertial frame and box collision turned by rpy angles
 #   (and axis, centre of mass, inertia and box turned back) moves as the unturned one to 1e-9: the
 #   rpy convention (fixed axes x, y, z) and the inertia's and geoms' frames are URDF's;
@@ -43,6 +45,12 @@ section "a pendulum's period"
 convert pendulum pendulum.urdf pendulum.h5 -q hinge 0.05 &&
   run_scene pendulum pendulum.h5 -dt 0.001 -theta 0.5 -t_final 7 -output_every 5 &&
   verdict "period" period pendulum_out.h5
+
+section "prismatic, floating and fixed joints"
+"${CASES[@]}" slider slider.urdf
+convert slider slider.urdf slider.h5 &&
+  run_scene slider slider.h5 -dt 0.001 -theta 0.5 -t_final 1 -output_every 10 &&
+  verdict "fall" fall slider_out.h5
 
 section "rpy: turned joint, inertial and collision frames"
 "${CASES[@]}" plain plain.urdf && "${CASES[@]}" rotated rotated.urdf

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """URDF files and checks for test_urdf.sh (scripts/urdf_to_scene.py).
-Usage: urdf_cases.py pendulum|rotated|plain|chain|quadruped OUT.urdf
+Usage: urdf_cases.py pendulum|rotated|plain|chain|quadruped|slider OUT.urdf
        urdf_cases.py bad CASE OUT.urdf      (CASE: one of BAD below)
        urdf_cases.py rad DEGREES            (the generators' degrees to radians, to the bit)
        urdf_cases.py stand_height           (generate quadruped's base height, to the bit)
        urdf_cases.py period OUT.h5          (the pendulum's period against 2 pi sqrt(L/g))
+       urdf_cases.py fall OUT.h5            (the slider on its limit, the floating link in free fall)
        urdf_cases.py same_model A.h5 B.h5   (trees, tree rows of /bodies, friction to 1e-12)
        urdf_cases.py same_frames A.h5 B.h5  (every /frames dataset bit for bit)
        urdf_cases.py close_motion A.h5 B.h5 (link centres of mass and geoms to 1e-9)"""
@@ -148,6 +149,20 @@ def quadruped():
     return robot(base, *[p for k in range(4) for p in leg(k)])
 
 
+SLIDE_LOWER, CAP_OFFSET = -0.3, (0.1, 0.0, 0.2)
+
+
+def slider():
+    """A mass on a vertical prismatic joint with a lower limit, and a floating link carrying a cap
+    on a fixed joint, both falling from 1 m."""
+    box = (1e-3, 1e-3, 1e-3, 0, 0, 0)
+    return robot(link('world'), link('slider', inertial(1.0, (0, 0, 0), box)),
+                 link('free', inertial(2.0, (0, 0, 0), box)), link('cap', inertial(0.5, (0, 0, 0), box)),
+                 joint('slide', 'prismatic', 'world', 'slider', (0, 0, 1), axis=(0, 0, 1), limit=(SLIDE_LOWER, 1.0)),
+                 joint('drop', 'floating', 'world', 'free', (1, 0, 1)),
+                 joint('weld', 'fixed', 'free', 'cap', CAP_OFFSET, (0.3, 0.2, 0.1)))
+
+
 def bad(case):
     """A malformed robot: the pendulum with one fault."""
     i = 0.4 * M * R * R
@@ -193,6 +208,22 @@ def period(path):
     print(f'period {measured:.6f} s, 2 pi sqrt(L/g) = {t0:.6f} s (off {measured / t0 - 1:+.2e}, bound 5e-3), '
           f'physical {physical:.6f} s (off {measured / physical - 1:+.2e}, bound 1e-4)')
     return abs(measured / t0 - 1) < 5e-3 and abs(measured / physical - 1) < 1e-4
+
+
+def fall(path):
+    """The slider, stopped by its limit (bouncing at theta = 1/2), rests on it at the end (within 1e-3 m)
+    and never passed it by more; the floating link and its cap fall freely: at t = 0.2 s, 1 - g t^2 / 2
+    to 1e-9 (the theta = 1/2 step is exact for a constant force)."""
+    with h5py.File(path, 'r') as f:
+        t, q, com = f['frames/time'][()], f['frames/tree_q'][()], f['frames/link_com'][()]
+    k = int(np.argmin(np.abs(t - 0.2)))
+    z = 1 - 0.5 * G * t[k] ** 2
+    free = abs(q[k, 3] - (z - 1))  # the free joint's z translation (its joint frame is at height 1)
+    cap = np.max(np.abs(com[k, 2] - (np.array([1, 0, z]) + CAP_OFFSET)))
+    rest = max(abs(q[-1, 0] - SLIDE_LOWER), SLIDE_LOWER - np.min(q[:, 0]))
+    print(f'slider {q[-1, 0]:.6f} m at t = {t[-1]:g} s (limit {SLIDE_LOWER}: off at the end or past it by {rest:.1e}, bound 1e-3); at t = {t[k]:g} s '
+          f'the floating link off free fall by {free:.1e} m, its cap by {cap:.1e} m (bound 1e-9)')
+    return rest < 1e-3 and free < 1e-9 and cap < 1e-9
 
 
 def datasets(f, group):
@@ -245,7 +276,7 @@ def close_motion(a, b):
 
 
 def main(argv):
-    writers = dict(pendulum=pendulum, rotated=rotated, plain=plain, chain=chain, quadruped=quadruped)
+    writers = dict(pendulum=pendulum, rotated=rotated, plain=plain, chain=chain, quadruped=quadruped, slider=slider)
     if argv[0] in writers:
         open(argv[1], 'w').write(writers[argv[0]]())
     elif argv[0] == 'bad':
@@ -255,7 +286,7 @@ def main(argv):
     elif argv[0] == 'stand_height':
         print(repr(2 * SEG * math.cos(CROUCH) + FOOT_R))
     else:
-        checks = dict(period=period, same_model=same_model, same_frames=same_frames, close_motion=close_motion)
+        checks = dict(period=period, fall=fall, same_model=same_model, same_frames=same_frames, close_motion=close_motion)
         return 0 if checks[argv[0]](*argv[1:]) else 1
     return 0
 
