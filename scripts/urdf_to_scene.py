@@ -312,6 +312,11 @@ def link_row(link, j, parent, opts):
     return row, [q0]
 
 
+def is_frame(link, j, parents):
+    """A sensor's or tool's frame: a leaf on a fixed joint without geoms, which moves nothing."""
+    return j is not None and j['code'] == 0 and not link['geoms'] and link['name'] not in parents
+
+
 def build_tree(links, joints, opts, path):
     """The tree's link rows, q and geoms, from the links in tree order."""
     order, by_child = tree_order(links, joints, path)
@@ -322,13 +327,17 @@ def build_tree(links, joints, opts, path):
     if world and root['geoms']:
         warn("the world root link's collisions are skipped", root['where'])
     index, rows, q, geoms = {}, [], [], []
+    parents = {j['parent'] for j in joints}
     for name in order:
         link, j = links[name], by_child.get(name)
         if world and j is None:
             index[name] = -1
             continue
+        if link['inertial'] is None and is_frame(link, j, parents):
+            warn(f"a frame without mass is skipped (no <inertial>, no collision, a leaf on fixed joint '{j['name']}')", link['where'])
+            continue
         if link['inertial'] is None:
-            fail('no <inertial>: every link but a world root link needs a positive mass', link['where'])
+            fail('no <inertial>: every link but a world root link and massless leaf frames needs a positive mass', link['where'])
         index[name] = len(rows)
         row, lq = link_row(link, j, -1 if j is None else index[j['parent']], opts)
         rows.append(row)

@@ -12,7 +12,7 @@
 #   floating base, continuous joints, box, capsule and sphere geoms) give the generators' tree
 #   model to 1e-12 and, run, the same trajectory bit for bit;
 # - malformed robots and options are refused with one line each; a mesh collision is skipped with a
-#   warning; the example data/two_link_arm.urdf converts and runs.
+#   warning, a massless leaf frame too; the example data/two_link_arm.urdf converts and runs.
 # Usage: test_urdf.sh path/to/signorini scratch_dir
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -101,7 +101,8 @@ refused unknown_type "joint type 'hinged' is not one of fixed, revolute, continu
 refused planar "joint type 'planar' is not one of"
 refused negative_mass "mass -1 is not positive.*link 'bob' <inertial>"
 refused inertia "the inertia is not positive definite.*link 'bob' <inertial>"
-refused no_inertial "no <inertial>: every link but a world root link needs a positive mass.*link 'bob'"
+refused no_inertial "no <inertial>: every link but a world root link and massless leaf frames needs a positive mass.*link 'bob'"
+refused massless_middle "no <inertial>: .*massless_middle.urdf, link 'tip'"
 refused limits "the <limit> lower 1 is above upper -1.*joint 'hinge'"
 refused mimic "<mimic> joints are not supported.*joint 'a'"
 refused cylinder "a <cylinder> collision: signorini has no cylinder.*link 'bob' <collision> 1"
@@ -118,6 +119,9 @@ section "skipped and approximated collisions"
 "${CASES[@]}" bad mesh mesh.urdf
 convert mesh mesh.urdf mesh.h5 &&
   check "a <mesh> collision: one warning, no geom" grep -q "^signorini: warning: a <mesh> collision is skipped" mesh.log
+"${CASES[@]}" bad frame frame.urdf
+convert frame frame.urdf frame.h5 && check "a massless leaf frame on a fixed joint: one warning, 1 link" \
+  bash -c "grep -q \"^signorini: warning: a frame without mass is skipped.*link 'tip'\" frame.log && grep -q '1 links' frame.log"
 convert cylinder_capsule cylinder.urdf cylinder_capsule.h5 -cylinder capsule &&
   check "a <cylinder> as a capsule of its radius and length: (0.125, 0.125)" "$PY" -c "
 import h5py, numpy as np, sys

@@ -187,6 +187,9 @@ def bad(case):
                                                   extra='<mimic joint="hinge"/>')),
         'cylinder': (world, link('bob', good_bob, [collision('<cylinder radius="0.125" length="0.5"/>')]), hinge),
         'mesh': (world, link('bob', good_bob, [collision('<mesh filename="bob.stl"/>')]), hinge),
+        'frame': (world, bob, hinge, link('tip'), joint('tip_joint', 'fixed', 'bob', 'tip', (0, 0, -L))),
+        'massless_middle': (world, bob, hinge, link('tip'), other, joint('tip_joint', 'fixed', 'bob', 'tip'),
+                            joint('a', 'revolute', 'tip', 'other', axis=(0, 1, 0))),
         'bad_number': (world, bob, joint('hinge', 'revolute', 'world', 'bob', axis=(0, 1, 0)).replace('0.0 1.0 0.0', '0 1')),
         'not_xml': (world, bob, hinge, '<joint'),
     }
