@@ -334,7 +334,8 @@ def build_tree(links, joints, opts, path):
             index[name] = -1
             continue
         if link['inertial'] is None and is_frame(link, j, parents):
-            warn(f"a frame without mass is skipped (no <inertial>, no collision, a leaf on fixed joint '{j['name']}')", link['where'])
+            warn(f"a frame without mass is skipped (no <inertial>, no collision, a leaf on fixed joint '{j['name']}')",
+                 link['where'])
             continue
         if link['inertial'] is None:
             fail('no <inertial>: every link but a world root link and massless leaf frames needs a positive mass', link['where'])

@@ -224,7 +224,8 @@ def fall(path):
     free = abs(q[k, 3] - (z - 1))  # the free joint's z translation (its joint frame is at height 1)
     cap = np.max(np.abs(com[k, 2] - (np.array([1, 0, z]) + CAP_OFFSET)))
     rest = max(abs(q[-1, 0] - SLIDE_LOWER), SLIDE_LOWER - np.min(q[:, 0]))
-    print(f'slider {q[-1, 0]:.6f} m at t = {t[-1]:g} s (limit {SLIDE_LOWER}: off at the end or past it by {rest:.1e}, bound 1e-3); at t = {t[k]:g} s '
+    print(f'slider {q[-1, 0]:.6f} m at t = {t[-1]:g} s (limit {SLIDE_LOWER}: off at the end or past it by {rest:.1e}, '
+          f'bound 1e-3); at t = {t[k]:g} s '
           f'the floating link off free fall by {free:.1e} m, its cap by {cap:.1e} m (bound 1e-9)')
     return rest < 1e-3 and free < 1e-9 and cap < 1e-9
 
@@ -244,7 +245,8 @@ def same_model(a, b):
             return False
         rows = [(f['trees/body'][()], f) for f in (fa, fb)]
         pairs = [(f'trees/{n}', ta[n], tb[n]) for n in sorted(ta)]
-        pairs += [(f'bodies/{n} of the trees', *(f[f'bodies/{n}'][()][r] for r, f in rows)) for n in ('shape', 'size', 'fixed', 'material')]
+        pairs += [(f'bodies/{n} of the trees', *(f[f'bodies/{n}'][()][r] for r, f in rows))
+                  for n in ('shape', 'size', 'fixed', 'material')]
         pairs += [('materials/friction', fa['materials/friction'][()], fb['materials/friction'][()])]
     ok = True
     for name, x, y in pairs:
