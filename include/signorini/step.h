@@ -20,6 +20,7 @@ typedef struct {
                               restitution (resting contacts do not chatter) */
   long repartition_every;       /* -repartition_every: steps between repartitions (0: never) */
   double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
+  int partition_sfc; /* -partition_method sfc: owners from a Hilbert curve in parallel, not METIS on rank 0 */
   int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
   int dense_jacobians; /* -assemble_dense: dense 3x6 blocks for rigid contacts instead of the compact form */
   /* the model's scales (sg_rigid_scales): they give the problem's units and the default margin.

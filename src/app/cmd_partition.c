@@ -15,13 +15,14 @@
 #include "signorini/io.h"
 #include "signorini/options.h"
 #include "signorini/partition.h"
+#include "signorini/partition_dist.h"
 
 #define MAX_PART_COUNTS 64
 
 typedef struct {
   int nparts[MAX_PART_COUNTS];
   int n;
-  int method, seed, contacts;
+  int method, seed, contacts, sfc; /* sfc: -method sfc, the Hilbert curve in place of METIS */
   double factor;
 } partition_options;
 
@@ -55,8 +56,9 @@ static sg_err read_options(partition_options *o) {
   int set = 0;
   long seed;
   SG_CHECK(sg_opt_string("-parts", "", "numbers of parts, a comma list (e.g. 64,256,1024)", parts, sizeof parts, &set));
-  SG_CHECK(sg_opt_choice("-method", "auto", "auto|kway|rb",
-                         "METIS method (auto: recursive bisection up to 8 parts, k-way beyond)", method, sizeof method));
+  SG_CHECK(sg_opt_choice("-method", "auto", "auto|kway|rb|sfc",
+                         "METIS method (auto: recursive bisection up to 8 parts, k-way beyond), or sfc: stretches of a Hilbert curve (run -partition_method sfc)",
+                         method, sizeof method));
   SG_CHECK(sg_opt_int("-seed", 1, 0, IDX_MAX, "METIS random seed (results are reproducible for a given seed)", &seed));
   SG_CHECK(sg_opt_choice("-graph", "proximity", "proximity|contacts",
                          "graph: neighbours within a margin, or the contacts of one collision detection", graph,
@@ -69,6 +71,7 @@ static sg_err read_options(partition_options *o) {
   o->method = !strcmp(method, "kway") ? SG_PARTITION_KWAY : !strcmp(method, "rb") ? SG_PARTITION_RB : SG_PARTITION_AUTO;
   o->seed = (int)seed;
   o->contacts = !strcmp(graph, "contacts");
+  o->sfc = !strcmp(method, "sfc");
   return SG_OK;
 }
 
@@ -76,6 +79,16 @@ static double peak_rss_mb(void) {
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru)) return 0;
   return ru.ru_maxrss / 1024.0; /* kilobytes on Linux */
+}
+
+/* The graph's vertex parts from the Hilbert curve (the run's -partition_method sfc, on one rank). */
+static sg_err split_sfc(const sg_scene *s, const sg_partition_graph *g, int nparts, int *vpart) {
+  int *owner = sg_calloc((size_t)s->n + 1, sizeof *owner, "owners");
+  if (!owner) return SG_ERR_MEM;
+  sg_err err = sg_partition_sfc(MPI_COMM_SELF, s, nparts, owner);
+  for (int v = 0; v < g->nvtx && !err; ++v) vpart[v] = owner[g->body_of_vertex[v]];
+  free(owner);
+  return err;
 }
 
 static sg_err run_partition(sg_scene *s, const partition_options *o, double margin, const char *path) {
@@ -128,14 +141,14 @@ static sg_err run_partition(sg_scene *s, const partition_options *o, double marg
     double t1 = MPI_Wtime();
     int used = o->method;
     sg_partition_stats st;
-    err = sg_partition_graph_split(&g, o->nparts[k], o->method, o->seed, vpart, &used);
+    err = o->sfc ? split_sfc(s, &g, o->nparts[k], vpart) : sg_partition_graph_split(&g, o->nparts[k], o->method, o->seed, vpart, &used);
     if (!err) err = sg_partition_graph_stats(&g, o->nparts[k], vpart, &st);
     if (err) break;
     double t = MPI_Wtime() - t1;
     char halo[64], mem[64];
     snprintf(halo, sizeof halo, "%.3f/%.3f/%.3f", st.halo_min, st.halo_mean, st.halo_max);
     snprintf(mem, sizeof mem, "%.3g/%.3g/%.3g", st.memory_min / 1e6, st.memory_mean / 1e6, st.memory_max / 1e6);
-    printf("%8d %6s %12lld %9.4f %23s %6d %26s %9.2f\n", o->nparts[k], sg_partition_method_name(used), st.edge_cut,
+    printf("%8d %6s %12lld %9.4f %23s %6d %26s %9.2f\n", o->nparts[k], o->sfc ? "sfc" : sg_partition_method_name(used), st.edge_cut,
            st.imbalance, halo, st.neighbours_max, mem, t);
     fflush(stdout);
     sg_partition_stats_destroy(&st);

@@ -302,6 +302,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     if (flow.inserted || flow.deleted)
       printf("  bodies in / out            %lld (%.6g kg) / %lld (%.6g kg)\n", flow.inserted, flow.mass_inserted, flow.deleted,
              flow.mass_deleted);
+    if (size > 1) printf("  repartitions               %d (%s)\n", sg_stepper_repartitions(st), prm.partition_sfc ? "Hilbert curve" : "METIS");
     if (o.restarting) printf("  restarted from             %s (step %lld, t = %.6g s)\n", o.restart, start_step, ck.time);
     if (last_ckpt >= 0) printf("  last checkpoint            %s (step %lld)\n", o.checkpoint, last_ckpt);
     printf("  output                     %s, %s (open the .xmf in ParaView)\n", o.out, xmf);

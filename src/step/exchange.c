@@ -37,7 +37,7 @@ sg_err sg_stepper_partition_initial(sg_stepper *st) {
   if (st->size == 1) return SG_OK;
   int *owner = sg_calloc((size_t)s->n + 1, sizeof *owner, "owners");
   sg_err err = sg_error_collective(comm, owner ? SG_OK : SG_ERR_MEM);
-  if (!err) err = sg_partition_distributed(comm, s, NULL, 0, owner);
+  if (!err) err = st->prm.partition_sfc ? sg_partition_sfc(comm, s, st->size, owner) : sg_partition_distributed(comm, s, NULL, 0, owner);
   if (!err) err = sg_error_collective(comm, sg_scene_migrate(comm, s, owner));
   free(owner);
   release_free_memory();
@@ -122,7 +122,8 @@ static int64_t *contact_pairs(const sg_stepper *st, int *nc) {
   return pairs;
 }
 
-/* New owners from METIS on last step's contact graph, then bodies and warm-start entries move. */
+/* New owners from METIS on last step's contact graph (or the Hilbert curve), then bodies and
+ * warm-start entries move. */
 static sg_err repartition(sg_stepper *st) {
   MPI_Comm comm = st->comm;
   sg_scene *s = st->s;
@@ -130,7 +131,7 @@ static sg_err repartition(sg_stepper *st) {
   int64_t *pairs = contact_pairs(st, &nc);
   int *owner = sg_calloc((size_t)s->n + 1, sizeof *owner, "owners");
   sg_err err = sg_error_collective(comm, pairs && owner ? SG_OK : SG_ERR_MEM);
-  if (!err) err = sg_partition_distributed(comm, s, pairs, nc, owner);
+  if (!err) err = st->prm.partition_sfc ? sg_partition_sfc(comm, s, st->size, owner) : sg_partition_distributed(comm, s, pairs, nc, owner);
   free(pairs);
   int *off = NULL, *dest = NULL, n_recv = 0;
   sg_warm_entry *recv = NULL;

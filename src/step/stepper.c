@@ -26,6 +26,11 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
                        "impacts slower than this (m/s) are inelastic whatever /materials/restitution says (default 2 |g| dt: a resting contact does not chatter)",
                        &p->bounce_threshold));
   SG_CHECK(sg_opt_int("-repartition_every", 240, 0, 1000000000, "steps between METIS repartitions on the contact graph (0: never)", &p->repartition_every));
+  char method[8];
+  SG_CHECK(sg_opt_choice("-partition_method", "metis", "metis|sfc",
+                         "owners of the bodies: METIS on the contact graph (on rank 0), or stretches of a Hilbert curve of equal weight (in parallel, no gather; blind to contacts)",
+                         method, sizeof method));
+  p->partition_sfc = !strcmp(method, "sfc");
   SG_CHECK(sg_opt_real("-repartition_imbalance", 1.2, 0.0, 1e9, "repartition when the solver time max/mean over ranks exceeds this (0: never)", &p->repartition_imbalance));
   long recheck = 0;
   SG_CHECK(sg_opt_int("-contact_recheck", 8, 0, 100, "solves added per step for the contacts the solved motion meets and the motion at the start of the step did not (a body stopped within the step by a third one)", &recheck));
