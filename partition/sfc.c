@@ -16,7 +16,7 @@
 enum { KEY_BITS = 21 }; /* per axis: 63 bits of key */
 
 /* Hilbert index of the cell (x, y, z), each coordinate of KEY_BITS bits: Skilling's transposed form
- * (J. Skilling, "Programming the Hilbert curve", 2004), whose bits, interleaved from the highest
+ * (Skilling 2004), whose bits, interleaved from the highest
  * level down, give the index. */
 uint64_t sg_hilbert_key(uint32_t x, uint32_t y, uint32_t z) {
   uint32_t X[3] = {x, y, z};
