@@ -68,12 +68,13 @@ done
 # run on the ordinary disk; few bodies and a frame per step make the .xmf the larger file).
 section "the .xmf of a trajectory whose .h5 fits"
 "$SG" generate pile -n 2 -o tiny.h5 >tiny.log 2>&1
+SG_CMD_TIMEOUT=300 # 120 frames, each written by every rank: minutes under the sanitizers on a busy machine
 for np in 1 2; do
   rm -f xref.h5 xref.xmf
-  sg_run xmf_ref_$np $MPIEXEC -n "$np" "$SG" run tiny.h5 -o xref.h5 -t_final 1 -output_every 1
+  sg_run xmf_ref_$np $MPIEXEC -n "$np" "$SG" run tiny.h5 -o xref.h5 -t_final 0.5 -output_every 1
   if [ "$RC" -ne 0 ] || [ ! -f xref.xmf ]; then fail "xmf_$np: the run on the ordinary disk failed (exit $RC)"; continue; fi
   size=$(( ($(stat -c %s xref.h5) + $(stat -c %s xref.xmf) / 2) / 1024 ))k
-  full xmf_$np "$np" "$size" out.xmf run tiny.h5 -o "$DISK/out.h5" -t_final 1 -output_every 1
+  full xmf_$np "$np" "$size" out.xmf run tiny.h5 -o "$DISK/out.h5" -t_final 0.5 -output_every 1
   check "xmf_$np: the error names the .xmf" grep -q '^signorini: error: .*out\.xmf' xmf_$np.err
 done
 umount "$DISK"
