@@ -100,6 +100,21 @@ sg_err sg_h5_dataset_create_filled(hid_t loc, const char *name, hid_t ftype, int
 /* Grow the first axis of a chunked dataset to n. */
 sg_err sg_h5_extend(hid_t dset, hsize_t n, const char *file, const char *name);
 
+/* --- h5_room.c: room for the fill HDF5 writes inside a collective call ---------------------------- */
+/* Bytes of the chunks a filled dataset of extents dims (chunk dims, file type ftype) gets at its
+ * creation; 0 for a contiguous one. */
+unsigned long long sg_h5_room_create(int rank, const hsize_t *dims, const hsize_t *chunk, hid_t ftype);
+/* Bytes of the chunks that growing axis `axis` of dset to n allocates and fills (0 without a fill). */
+unsigned long long sg_h5_room_extend(hid_t dset, int axis, hsize_t n);
+/* Reserve `bytes` (and a margin for HDF5's metadata) beyond what `file`, written as `tmp`, has
+ * allocated: rank 0 reserves, the error (a full disk, naming `shown` and dataset `name`) is agreed.
+ * Call it before a creation or extension that fills: HDF5 1.10 leaves the other ranks waiting in a
+ * barrier when the fill's write fails on one. */
+sg_err sg_h5_room_reserve(MPI_Comm comm, hid_t file, const char *tmp, const char *shown, const char *name,
+                          unsigned long long bytes);
+/* Give back what reservations left unused past the end of the closed file `tmp` (rank 0). */
+void sg_h5_room_release(MPI_Comm comm, const char *tmp);
+
 /* Collective write of body rows selected by global id: the dataset is [N] or [N][ncols]
  * (frame < 0) or [T][N][ncols] (row `frame` of the first axis); this rank writes `count` rows
  * with ids gid[0..count) taken from data (row-major, count x max(ncols, 1) of memtype).

@@ -144,6 +144,15 @@ static sg_err create_series(sg_traj_writer *w, const char *name, hid_t ftype, hi
   return sg_h5_dataset_create(w->file, name, ftype, 1, &dims, &maxdims, &chunk, w->path, d);
 }
 
+/* A dataset read as *fill until written, after the room for that fill is reserved (collective,
+ * agreed; h5_room.c says why). */
+static sg_err create_filled(sg_traj_writer *w, const char *name, hid_t ftype, int rank, const hsize_t *dims,
+                            const hsize_t *maxdims, const hsize_t *chunk, hid_t memtype, const void *fill, hid_t *d) {
+  SG_CHECK(sg_h5_room_reserve(w->comm, w->file, w->tmp, w->path, name, sg_h5_room_create(rank, dims, chunk, ftype)));
+  return sg_error_collective(w->comm, sg_h5_dataset_create_filled(w->file, name, ftype, rank, dims, maxdims, chunk, memtype,
+                                                                  fill, w->path, d));
+}
+
 /* Bodies per chunk of a frame dataset of `row` bytes per body: one frame per chunk (a frame is
  * written whole), split along bodies past 4 MiB into equal parts, so that the last chunk of a
  * frame is not mostly empty space on disk. n: the bodies expected. */
@@ -171,12 +180,11 @@ static sg_err create_frames(sg_traj_writer *w, const sg_scene *s) {
     hsize_t k3 = (hsize_t)frame_fields[k].ncols;
     hsize_t dims[3] = {0, n, k3}, maxdims[3] = {H5S_UNLIMITED, H5S_UNLIMITED, k3};
     hsize_t chunk[3] = {1, frame_chunk_rows(hint, sizeof(double) * k3), k3};
-    SG_CHECK(sg_error_collective(w->comm, sg_h5_dataset_create_filled(w->file, frame_fields[k].name, H5T_IEEE_F64LE, 3, dims, maxdims, chunk,
-                                    H5T_NATIVE_DOUBLE, &nan, w->path, &w->d_frame[k])));
+    SG_CHECK(create_filled(w, frame_fields[k].name, H5T_IEEE_F64LE, 3, dims, maxdims, chunk, H5T_NATIVE_DOUBLE, &nan,
+                           &w->d_frame[k]));
   }
   hsize_t dims[2] = {0, n}, maxdims[2] = {H5S_UNLIMITED, H5S_UNLIMITED}, chunk[2] = {1, frame_chunk_rows(hint, 1)};
-  return sg_h5_dataset_create_filled(w->file, "frames/present", H5T_STD_U8LE, 2, dims, maxdims, chunk, H5T_NATIVE_UCHAR,
-                                &zero, w->path, &w->d_present);
+  return create_filled(w, "frames/present", H5T_STD_U8LE, 2, dims, maxdims, chunk, H5T_NATIVE_UCHAR, &zero, &w->d_present);
 }
 
 sg_err sg_traj_add_stress(sg_traj_writer *w, const sg_scene *s) {
@@ -184,8 +192,7 @@ sg_err sg_traj_add_stress(sg_traj_writer *w, const sg_scene *s) {
   hsize_t n = (hsize_t)w->n, hint = has_inflow(s) && n < GROW_CHUNK_ROWS ? GROW_CHUNK_ROWS : n;
   hsize_t dims[3] = {0, n, 9}, maxdims[3] = {H5S_UNLIMITED, H5S_UNLIMITED, 9}, chunk[3] = {1, frame_chunk_rows(hint, 9 * sizeof(double)), 9};
   const double nan = NAN;
-  return sg_error_collective(w->comm, sg_h5_dataset_create_filled(w->file, "frames/stress", H5T_IEEE_F64LE, 3, dims, maxdims, chunk,
-                                                                  H5T_NATIVE_DOUBLE, &nan, w->path, &w->d_stress));
+  return create_filled(w, "frames/stress", H5T_IEEE_F64LE, 3, dims, maxdims, chunk, H5T_NATIVE_DOUBLE, &nan, &w->d_stress);
 }
 
 void sg_traj_set_stress(sg_traj_writer *w, int n, const int64_t *gid, const double *W) {
@@ -205,9 +212,8 @@ static sg_err create_ids(sg_traj_writer *w) {
   for (int k = 0; k < ID_COUNT; ++k) {
     hsize_t c = (hsize_t)id_fields[k].ncols;
     hsize_t dims[2] = {(hsize_t)w->n, c}, maxdims[2] = {H5S_UNLIMITED, c}, chunk[2] = {SG_TRAJ_SERIES_CHUNK, c};
-    SG_CHECK(sg_error_collective(w->comm, sg_h5_dataset_create_filled(w->file, id_fields[k].name, file_type(id_fields[k].kind),
-                                                                      c ? 2 : 1, dims, maxdims, chunk, mem_type(id_fields[k].kind),
-                                                                      fill[k], w->path, &w->d_ids[k])));
+    SG_CHECK(create_filled(w, id_fields[k].name, file_type(id_fields[k].kind), c ? 2 : 1, dims, maxdims, chunk,
+                           mem_type(id_fields[k].kind), fill[k], &w->d_ids[k]));
   }
   return SG_OK;
 }
@@ -384,8 +390,16 @@ static sg_err extend_axis(hid_t dset, int axis, hsize_t n, const char *file, con
   if (rank <= axis) return sg_error_set(SG_ERR_LIB, "%s: cannot query dataset %s", file, name);
   dims[axis] = n;
   if (H5Dset_extent(dset, dims) < 0)
-    return sg_error_set(SG_ERR_IO, "%s: cannot extend dataset %s to %llu bodies", file, name, (unsigned long long)n);
+    return sg_error_set(SG_ERR_IO, "%s: cannot extend dataset %s to %llu %s", file, name, (unsigned long long)n,
+                        axis ? "bodies" : "entries");
   return SG_OK;
+}
+
+/* Grow axis `axis` of a filled dataset to n, after the room for the fill of its new chunks is
+ * reserved (collective, agreed; h5_room.c says why). */
+static sg_err grow_filled(sg_traj_writer *w, hid_t dset, int axis, hsize_t n, const char *name) {
+  SG_CHECK(sg_h5_room_reserve(w->comm, w->file, w->tmp, w->path, name, sg_h5_room_extend(dset, axis, n)));
+  return sg_error_collective(w->comm, extend_axis(dset, axis, n, w->path, name));
 }
 
 /* Grow the body axis of the frame datasets and of /ids to ext rows (collective; each call
@@ -393,12 +407,10 @@ static sg_err extend_axis(hid_t dset, int axis, hsize_t n, const char *file, con
 static sg_err grow_bodies(sg_traj_writer *w, long long ext) {
   if (ext <= w->n) return SG_OK;
   sg_err err = SG_OK;
-  for (int k = 0; k < FR_COUNT && !err; ++k)
-    err = sg_error_collective(w->comm, extend_axis(w->d_frame[k], 1, (hsize_t)ext, w->path, frame_fields[k].name));
-  if (!err && w->d_stress >= 0) err = sg_error_collective(w->comm, extend_axis(w->d_stress, 1, (hsize_t)ext, w->path, "frames/stress"));
-  if (!err) err = sg_error_collective(w->comm, extend_axis(w->d_present, 1, (hsize_t)ext, w->path, "frames/present"));
-  for (int k = 0; k < ID_COUNT && !err; ++k)
-    err = sg_error_collective(w->comm, sg_h5_extend(w->d_ids[k], (hsize_t)ext, w->path, id_fields[k].name));
+  for (int k = 0; k < FR_COUNT && !err; ++k) err = grow_filled(w, w->d_frame[k], 1, (hsize_t)ext, frame_fields[k].name);
+  if (!err && w->d_stress >= 0) err = grow_filled(w, w->d_stress, 1, (hsize_t)ext, "frames/stress");
+  if (!err) err = grow_filled(w, w->d_present, 1, (hsize_t)ext, "frames/present");
+  for (int k = 0; k < ID_COUNT && !err; ++k) err = grow_filled(w, w->d_ids[k], 0, (hsize_t)ext, id_fields[k].name);
   if (!err) w->n = ext;
   return err;
 }
@@ -430,7 +442,7 @@ static sg_err append_value(sg_traj_writer *w, hid_t d, const char *name, hsize_t
  * one rank only). */
 static sg_err write_frame_field(sg_traj_writer *w, int k, hsize_t f, int mine, const int64_t *gid, const double *data) {
   const char *name = frame_fields[k].name;
-  SG_CHECK(sg_error_collective(w->comm, sg_h5_extend(w->d_frame[k], f + 1, w->path, name)));
+  SG_CHECK(grow_filled(w, w->d_frame[k], 0, f + 1, name));
   const double nan_row[6] = {NAN, NAN, NAN, NAN, NAN, NAN}; /* absent ids: the datasets' fill */
   return sg_error_collective(w->comm, sg_h5_write_rows_blocked(w->comm, w->d_frame[k], H5T_NATIVE_DOUBLE, (long long)f,
                                                                frame_fields[k].ncols, mine, gid, data, nan_row, w->dxpl,
@@ -442,7 +454,7 @@ static sg_err write_stress(sg_traj_writer *w, hsize_t f) {
   const char *name = "/frames/stress";
   double nan_row[9];
   for (int k = 0; k < 9; ++k) nan_row[k] = NAN;
-  SG_CHECK(sg_error_collective(w->comm, sg_h5_extend(w->d_stress, f + 1, w->path, name)));
+  SG_CHECK(grow_filled(w, w->d_stress, 0, f + 1, name));
   return sg_error_collective(w->comm, sg_h5_write_rows_blocked(w->comm, w->d_stress, H5T_NATIVE_DOUBLE, (long long)f, 9, w->n_stress,
                                                                w->stress_gid, w->stress_W, nan_row, w->dxpl, w->path, name));
 }
@@ -450,7 +462,7 @@ static sg_err write_stress(sg_traj_writer *w, hsize_t f) {
 /* Row f of /frames/present, [0, ext) of it, from rank 0's copy of the map (collective, agreed). */
 static sg_err write_present(sg_traj_writer *w, hsize_t f, long long ext) {
   const char *name = "/frames/present";
-  SG_CHECK(sg_error_collective(w->comm, sg_h5_extend(w->d_present, f + 1, w->path, name)));
+  SG_CHECK(grow_filled(w, w->d_present, 0, f + 1, name));
   hid_t fspace = H5Dget_space(w->d_present);
   hsize_t start[2] = {f, 0}, cnt[2] = {1, (hsize_t)ext}, len = (hsize_t)ext;
   hid_t mspace = H5Screate_simple(1, &len, NULL);
@@ -645,30 +657,36 @@ sg_err sg_traj_write_timing(sg_traj_writer *w, const double *all, int nranks, in
   return sg_error_collective(w->comm, err);
 }
 
-/* "<path without .h5>.xmf" */
-static char *xmf_name(const char *path) {
-  size_t len = strlen(path);
+/* "<path without .h5>.xmf<suffix>" */
+static char *xmf_name(const char *path, const char *suffix) {
+  size_t len = strlen(path), n;
   if (len >= 3 && !strcmp(path + len - 3, ".h5")) len -= 3;
-  char *x = malloc(len + 5);
-  if (x) snprintf(x, len + 5, "%.*s.xmf", (int)len, path);
+  n = len + 5 + strlen(suffix);
+  char *x = malloc(n);
+  if (x) snprintf(x, n, "%.*s.xmf%s", (int)len, path, suffix);
   return x;
 }
 
 const char *sg_traj_partial_name(const sg_traj_writer *w) { return w ? w->tmp : ""; }
 
-/* The .xmf beside the final name of the trajectory, written by rank 0 before the rename (collective, agreed). */
-static sg_err write_xmf(sg_traj_writer *w) {
+/* The .xmf of the trajectory, written by rank 0 under the temporary name `tmp` (collective, agreed). */
+static sg_err write_xmf(sg_traj_writer *w, const char *tmp) {
   sg_err xerr = SG_OK;
   if (w->rank == 0) {
-    char *xmf = xmf_name(w->path);
     const char *slash = strrchr(w->path, '/');
-    if (!xmf) xerr = sg_error_set(SG_ERR_MEM, "out of memory naming the .xmf of %s", w->path);
-    else
-      xerr = sg_xdmf_write(xmf, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, w->trees.n_links, w->trees.n_geoms, &w->walls,
-                           w->moving.d_xyz >= 0 ? &w->moving.surface : NULL);
-    free(xmf);
+    xerr = sg_xdmf_write(tmp, slash ? slash + 1 : w->path, w->n, w->times, w->n_ids, w->n_frames, w->trees.n_links,
+                         w->trees.n_geoms, &w->walls, w->moving.d_xyz >= 0 ? &w->moving.surface : NULL);
   }
   return sg_error_collective(w->comm, xerr);
+}
+
+/* The .xmf and the trajectory under their final names, the .xmf first: neither is left without the
+ * other (collective, agreed). */
+static sg_err rename_both(sg_traj_writer *w, const char *xmf_tmp, const char *xmf) {
+  SG_CHECK(sg_fs_rename(w->comm, xmf_tmp, xmf));
+  sg_err err = sg_fs_rename(w->comm, w->tmp, w->path);
+  if (err) sg_fs_remove(w->comm, xmf);
+  return err;
 }
 
 sg_err sg_traj_close(sg_traj_writer *w, int mode) {
@@ -676,17 +694,23 @@ sg_err sg_traj_close(sg_traj_writer *w, int mode) {
   sg_err err = SG_OK;
   int success = mode == SG_TRAJ_COMPLETE;
   if (mode == SG_TRAJ_KEEP_PARTIAL) err = flush_buffers(w); /* everything up to the stop, complete stays 0 */
+  char *xmf = success ? xmf_name(w->path, "") : NULL, *xmf_tmp = success ? xmf_name(w->path, ".partial") : NULL;
   if (success) {
-    err = flush_buffers(w);
+    err = sg_error_collective(w->comm, xmf && xmf_tmp ? SG_OK : sg_error_set(SG_ERR_MEM, "out of memory naming the .xmf of %s", w->path));
+    if (!err) err = flush_buffers(w);
     /* the companion first: a trajectory whose .xmf could not be written (a full disk) is not complete */
-    if (!err) err = write_xmf(w);
+    if (!err) err = write_xmf(w, xmf_tmp);
     /* Set last, so that a file whose run stopped early never claims to be complete. */
     if (!err) err = sg_error_collective(w->comm, sg_h5_attr_write_int(w->file, "complete", 1, w->path));
   }
   close_handles(w);
   sg_err written = sg_h5_close_written(w->comm, &w->file, w->tmp, w->path, err, mode == SG_TRAJ_DISCARD);
   if (mode != SG_TRAJ_DISCARD) err = written;
-  if (success && !err) err = sg_fs_rename(w->comm, w->tmp, w->path);
+  if (mode != SG_TRAJ_DISCARD && !written) sg_h5_room_release(w->comm, w->tmp);
+  if (success && !err) err = rename_both(w, xmf_tmp, xmf);
+  if (success && err && xmf_tmp) sg_fs_remove(w->comm, xmf_tmp);
+  free(xmf);
+  free(xmf_tmp);
   /* A failed run leaves nothing; a failed finish or a stopped run keeps the .partial (complete = 0),
    * unless its own writing failed (then it was truncated: nothing sound is left to keep). */
   if (mode == SG_TRAJ_DISCARD || written) sg_fs_remove(w->comm, w->tmp);

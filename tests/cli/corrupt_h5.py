@@ -72,6 +72,17 @@ def message(data, addr, want):
     raise SystemExit("no message of type %#x found" % want)
 
 
+def continuation(data, addr):
+    """Offset of the body (address, length) of the first continuation message in the first block of
+    the version-1 object header at addr."""
+    p, end = addr + 16, addr + 16 + struct.unpack("<I", data[addr + 8:addr + 12])[0]
+    while p + 8 <= end and struct.unpack("<H", data[p:p + 2])[0] != 0x10:
+        p += 8 + struct.unpack("<H", data[p + 2:p + 4])[0]
+    if p + 8 > end:
+        raise SystemExit("the header at %d has no continuation in its first block" % addr)
+    return p + 8
+
+
 def symbol_table_message(data, addr):
     """Offset of the body of the symbol table message (type 0x11: B-tree address, heap address) of
     the version-1 object header at addr."""
@@ -178,13 +189,15 @@ def edit(case, src, dst):
         elif case == "root_cont_length":
             # the length of the root group header's continuation block 2^55 (tests/fuzz: fuzz_checkpoint):
             # H5Fopen allocates it when it loads the root group
-            addr = header_addr(src, None)
-            p, end = addr + 16, addr + 16 + struct.unpack("<I", data[addr + 8:addr + 12])[0]
-            while p + 8 <= end and struct.unpack("<H", data[p:p + 2])[0] != 0x10:
-                p += 8 + struct.unpack("<H", data[p + 2:p + 4])[0]
-            if p + 8 > end:
-                raise SystemExit("the root group's header has no continuation")
-            data[p + 16:p + 24] = struct.pack("<Q", 1 << 55)
+            at = continuation(data, header_addr(src, None)) + 8
+            data[at:at + 8] = struct.pack("<Q", 1 << 55)
+        elif case == "base_cont_length":
+            # the superblock's base address 256 and the length of /bodies' continuation block
+            # 0xf1000000000058 (tests/fuzz: fuzz_scene): HDF5 reads the file from the superblock's own
+            # address whatever the base says, and allocates the length when a lookup loads /bodies
+            data[24:32] = struct.pack("<Q", 256)
+            at = continuation(data, header_addr(src, "bodies")) + 8
+            data[at:at + 8] = struct.pack("<Q", 0xF1000000000058)
         elif case == "name_heap_size":  # the first group name heap's data size 16 GB (tests/fuzz)
             at = data.find(b"HEAP\0\0\0\0")
             data[at + 8:at + 16] = struct.pack("<Q", 0x4000000B0)

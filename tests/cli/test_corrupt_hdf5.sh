@@ -55,6 +55,11 @@ expect root_cont_length scene.h5 "$msg" info scene.h5
 expect root_cont_length run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
 expect root_cont_length scene.h5 "$msg" fclib scene.h5 -solver pgs
 
+section "a base address of 256 and a continuation block of 2^56 bytes below the root (/bodies)"
+msg="corrupted HDF5 object header (a block of over 1 MiB) (on the object at byte [0-9]*, below the root group)"
+expect base_cont_length scene.h5 "$msg" info scene.h5
+expect -n 2 base_cont_length scene.h5 "$msg" run scene.h5 -o out.h5 -t_final 0.01
+
 section "a group whose symbol table points at no B-tree (the root group)"
 expect root_btree_addr scene.h5 "corrupted HDF5 object header (a group's B-tree address points at no B-tree)" info scene.h5
 expect root_btree_addr scene.h5 "corrupted HDF5 object header" run scene.h5 -o out.h5 -t_final 0.01
