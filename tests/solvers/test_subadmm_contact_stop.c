@@ -8,7 +8,10 @@
  *    metric x sqrt(n), is below TOL: the test sums the same terms of the same lambda, so the bound
  *    holds to round-off; 1e-9 relative covers it (v = A^{-1}(b + J^T lambda) summed in another
  *    order, a few ulps of the terms, and the reproducible sum, exact to n 2^-62);
- *  - at least 20 of the 24 steps stop before the cap. */
+ *  - at least 20 of the 24 steps stop before the cap;
+ *  - an evaluation that does not stop the solve leaves the iteration as it was: 30 iterations on the
+ *    last step's problem, evaluating every iteration at a tolerance never met, give the plain
+ *    solver's v and lambda bit for bit (so a stopped solve returns the plain iterate of that count). */
 #include "sim_util.h"
 #include "signorini/generate.h"
 
@@ -34,6 +37,15 @@ static void record_capped(sg_stepper *st, const sg_scene *s, const sg_step_stats
   (void)st; (void)s;
   int *capped = ctx;
   *capped += stats->iterations >= CAP;
+}
+
+/* Solve p from v = 0, lambda = 0 with solver s at a cap of 30 iterations and no theta test. */
+static void solve_cold_30(sg_solver *s, const sg_problem *p, double *v, double *lam, sg_solve_info *info) {
+  memset(v, 0, sizeof(double) * sg_problem_n_v(p));
+  memset(lam, 0, sizeof(double) * sg_problem_n_rows(p));
+  s->tol = 0;
+  s->max_it = 30;
+  CHECK_OK(sg_solver_solve(s, p, v, lam, info));
 }
 
 int main(int argc, char **argv) {
@@ -70,6 +82,27 @@ int main(int argc, char **argv) {
          TOL, ss.stopped, ss.worst, ss.capped, ss.resolved);
   CHECK(ss.worst <= 1.0 + 1e-9);
   CHECK(ss.stopped >= 20);
+
+  PetscOptionsSetValue(NULL, "-subadmm_contact_tol", "1e-300");
+  PetscOptionsSetValue(NULL, "-subadmm_contact_every", "1");
+  sg_solver *never = sim_solver("subadmm", 0.0, 30);
+  PetscOptionsClearValue(NULL, "-subadmm_contact_tol");
+  PetscOptionsClearValue(NULL, "-subadmm_contact_every");
+  const sg_problem *p = sg_stepper_problem(st);
+  const int nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
+  double *v[2], *lam[2];
+  sg_solve_info info[2];
+  for (int k = 0; k < 2; ++k) {
+    v[k] = malloc(sizeof(double) * nv);
+    lam[k] = malloc(sizeof(double) * nr);
+    solve_cold_30(k ? never : plain, p, v[k], lam[k], &info[k]);
+  }
+  printf("30 iterations with an evaluation each and without: v %s, lambda %s\n",
+         memcmp(v[0], v[1], sizeof(double) * nv) ? "differ" : "identical", memcmp(lam[0], lam[1], sizeof(double) * nr) ? "differ" : "identical");
+  CHECK(info[0].iterations == 30 && info[1].iterations == 30);
+  CHECK(!memcmp(v[0], v[1], sizeof(double) * nv) && !memcmp(lam[0], lam[1], sizeof(double) * nr));
+  for (int k = 0; k < 2; ++k) { free(v[k]); free(lam[k]); }
+  sg_solver_destroy(&never);
   sg_stepper_destroy(&st);
   sg_solver_destroy(&tested);
   sg_solver_destroy(&plain);
