@@ -156,7 +156,7 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
                        &d->contact_tol));
   long contact_every;
   SG_CHECK(sg_opt_int("-subadmm_contact_every", d->contact_every, 1, 1000000,
-                      "iterations between evaluations of -subadmm_contact_tol (each costs about one iteration)", &contact_every));
+                      "iterations between evaluations of -subadmm_contact_tol (each costs about two thirds of an iteration)", &contact_every));
   d->contact_every = (int)contact_every;
   return SG_OK;
 }
