@@ -130,5 +130,8 @@ sg_err sg_contact_residual(const sg_problem *p, const double *lambda, double *re
 /* Its parts: vhat of every subsystem (v[n_v]), and constraint i's term ||J_i vhat - z_i||^2. */
 sg_err sg_metric_velocity(const sg_problem *p, const double *lambda, double *v);
 double sg_metric_constraint_sq(const sg_problem *p, int i, const double *lambda, const double *v);
+/* The same term from J_i vhat given (ji: sum over the constraint's pairs of J_ij vhat_j, its rows),
+ * for a solver that has the pairs' products (SubADMM's stopping test on this metric). */
+double sg_metric_law_sq(const sg_problem *p, int i, const double *lambda, const double *ji);
 
 #endif

@@ -11,6 +11,7 @@ typedef enum {
   SG_SOLVE_ITERATING = 0,
   SG_CONVERGED_TOL = 1,        /* theta_p + theta_d < -solver_tol (sg_solver_converged_default) */
   SG_CONVERGED_TRIVIAL = 2,    /* nothing to iterate on: no moving subsystem or no constraint */
+  SG_CONVERGED_CONTACT = 3,    /* the contact residual met a solver's own tolerance (-subadmm_contact_tol) */
   SG_DIVERGED_ITS = -1,        /* -solver_max_it reached */
   SG_DIVERGED_STAGNATION = -2, /* no progress left in floating point above the tolerance */
   SG_DIVERGED_NAN = -3,        /* a residual is not finite */

@@ -34,6 +34,10 @@ double sg_metric_constraint_sq(const sg_problem *p, int i, const double *lambda,
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < d; ++c) ji[r] += Jq[r * d + c] * vj[c];
   }
+  return sg_metric_law_sq(p, i, lambda, ji);
+}
+
+double sg_metric_law_sq(const sg_problem *p, int i, const double *lambda, const double *ji) {
   /* ||J vhat - z|| = ||lambda - T(lambda*)|| with beta = 1 and u = -lambda (paper 002 (14)-(18)) */
   const double *li = lambda + p->con_row[i], *ei = p->e + p->con_row[i];
   switch (p->kind[i]) {

@@ -163,6 +163,7 @@ const char *sg_converged_reason_name(sg_converged_reason r) {
   switch (r) {
   case SG_CONVERGED_TOL: return "converged (tolerance)";
   case SG_CONVERGED_TRIVIAL: return "converged (nothing to iterate)";
+  case SG_CONVERGED_CONTACT: return "converged (contact residual)";
   case SG_DIVERGED_ITS: return "iteration cap";
   case SG_DIVERGED_STAGNATION: return "stagnated at round-off";
   case SG_DIVERGED_NAN: return "non-finite residual";

@@ -57,6 +57,13 @@ typedef struct {
   int shift_every;   /* -subadmm_desaxce_every: iterations between updates of the frozen De Saxce term */
   double *shift;     /* per constraint: frozen mu ||z_t|| */
   int cap_shift;
+  /* the stopping test on the contact residual of paper 002 Sec. VII, the step's metric */
+  double contact_tol; /* -subadmm_contact_tol: on its RMS per constraint, in the problem's velocity unit (0: off) */
+  int contact_every;  /* -subadmm_contact_every: iterations between its evaluations */
+  double *Afac;       /* per own subsystem: A_j^{-1} (rigid body) or the Cholesky factor of A_j */
+  double *vm, *terms; /* v(lambda) = A^{-1}(b + J^T lambda); per constraint counted here, its squared term */
+  long long n_counted; /* constraints over all ranks, each counted once */
+  int cap_afac, cap_vm, cap_terms;
   /* work arrays, grown on demand */
   double *L;         /* per subsystem: H_j^{-1} (6x6) or the Cholesky factor of H_j */
   double *s_rhs;     /* per v entry: sum_i J_ij^T (beta z_ij + lambda_i) */
@@ -102,6 +109,7 @@ static sg_err subadmm_create(sg_solver *s) {
   d->check_every = 1;
   d->max_restarts = 2;
   d->blowup = 1e3;
+  d->contact_every = 10;
   s->data = d;
   return SG_OK;
 }
@@ -143,6 +151,13 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   if (d->no_split && size > 1) return sg_error_set(SG_ERR_ARG, "-subadmm_split none runs on one rank, not %d (SubADMM options)", size);
   SG_CHECK(sg_opt_choice("-subadmm_factor", "tree", "tree|dense", "a tree's H_j: tree: with the tree's sparsity (40)-(41) where it keeps it; dense: a dense Cholesky (an ablation)", factor, sizeof factor));
   d->dense_trees = !strcmp(factor, "dense");
+  SG_CHECK(sg_opt_real("-subadmm_contact_tol", 0.0, 0.0, 1e30,
+                       "also stop when the RMS per constraint of the contact residual of paper 002 Sec. VII is below this, in units of the smallest body's size per step (L/dt); 0: off",
+                       &d->contact_tol));
+  long contact_every;
+  SG_CHECK(sg_opt_int("-subadmm_contact_every", d->contact_every, 1, 1000000,
+                      "iterations between evaluations of -subadmm_contact_tol (each costs about two thirds of an iteration)", &contact_every));
+  d->contact_every = (int)contact_every;
   return SG_OK;
 }
 
@@ -152,7 +167,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->diff); free(d->state_mine); free(d->shift);
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
-  free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused);
+  free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused); free(d->Afac); free(d->vm); free(d->terms);
   sg_problem_destroy(&d->merged);
   sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->saved_v); free(d->saved_lambda);
   free(d);
@@ -755,6 +770,89 @@ static double dual_residual(const subadmm *d, const sg_problem *p, const double 
   return sqrt(theta_d);
 }
 
+/* A_j^{-1} of my rigid bodies (the test's v is then one mat-vec) and the Cholesky factor of A_j of
+ * my other subsystems, for v(lambda) = A^{-1}(b + J^T lambda) of the contact residual test. */
+static sg_err factor_masses(subadmm *d, const sg_problem *p) {
+  SG_CHECK(sg_grow((void **)&d->Afac, &d->cap_afac, (p->n_sub ? p->sub_aoff[p->n_sub] : 0) + 1, sizeof(double),
+                   "SubADMM mass factors"));
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    const int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
+    sg_err err = dof == 6 ? spd6_inverse(p->A + off, d->Afac + off) : chol_factor(dof, p->A + off, d->Afac + off);
+    if (err)
+      return sg_error_set(SG_ERR_NUMERIC, "A_j of subsystem %lld is not positive definite (SubADMM contact residual test)",
+                          (long long)p->sub_gid[j]);
+  }
+  return SG_OK;
+}
+
+/* A constraint is counted by the owner of its first pair's subsystem: once over the ranks. */
+static inline int counted_here(const subadmm *d, const sg_problem *p, int i) {
+  return owner_of(p, p->pair_sub[p->con_pair[i]]) == d->rank;
+}
+
+/* Room for the contact residual test and the number of constraints it averages over. Collective. */
+static sg_err setup_contact_test(subadmm *d, const sg_problem *p) {
+  sg_err err = sg_grow((void **)&d->vm, &d->cap_vm, sg_problem_n_v(p) + 1, sizeof(double), "SubADMM contact test");
+  if (!err) err = sg_grow((void **)&d->terms, &d->cap_terms, d->n_my_con + 1, sizeof(double), "SubADMM contact test");
+  SG_CHECK(sg_error_collective(d->comm, err));
+  long long n = 0;
+  for (int k = 0; k < d->n_my_con; ++k) n += counted_here(d, p, d->my_con[k]);
+  MPI_Allreduce(&n, &d->n_counted, 1, MPI_LONG_LONG, MPI_SUM, d->comm);
+  return SG_OK;
+}
+
+/* v(lambda) = A_j^{-1}(b_j + sum_i J_ij^T lambda_i) of my subsystems, the sums being pass 3's s_lam. */
+static void contact_test_velocity(subadmm *d, const sg_problem *p) {
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    const int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_off[j];
+    const double *F = d->Afac + p->sub_aoff[j];
+    double rhs[6], *vj = d->vm + off;
+    if (dof == 6) {
+      for (int c = 0; c < 6; ++c) rhs[c] = p->b[off + c] + d->s_lam[off + c];
+      for (int r = 0; r < 6; ++r)
+        vj[r] = F[6 * r] * rhs[0] + F[6 * r + 1] * rhs[1] + F[6 * r + 2] * rhs[2] + F[6 * r + 3] * rhs[3] +
+                F[6 * r + 4] * rhs[4] + F[6 * r + 5] * rhs[5];
+      continue;
+    }
+    for (int c = 0; c < dof; ++c) vj[c] = p->b[off + c] + d->s_lam[off + c];
+    chol_solve(dof, F, vj, vj);
+  }
+}
+
+/* The RMS per constraint of the residual of paper 002 Sec. VII at lambda: the step's metric
+ * (src/step/metric.c) times sqrt(n), the same terms to round-off. J_ij v_j of every pair goes
+ * into y (free until the next pass 2), the shared pairs' through the iteration's halo exchange;
+ * the terms are summed reproducibly, so the stop is the same whatever P. Collective. */
+static sg_err contact_rms(subadmm *d, const sg_problem *p, const double *lambda, double *rms) {
+  double t0 = MPI_Wtime();
+  contact_test_velocity(d, p);
+  for (int k = 0; k < d->n_my_con; ++k) {
+    const int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q)
+      if (d->sub_mine[p->pair_sub[q]]) pair_apply(p, i, q, rows, d->vm, d->y + 3 * q);
+  }
+  sg_timer_add(SG_PHASE_METRIC, t0);
+  sg_err err = SG_OK;
+  if (d->size > 1) {
+    exchange_start(d);
+    err = exchange_finish(d);
+  }
+  t0 = MPI_Wtime();
+  int m = 0;
+  for (int k = 0; k < d->n_my_con; ++k) {
+    const int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
+    if (!counted_here(d, p, i)) continue;
+    double ji[3] = {0, 0, 0};
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q)
+      for (int r = 0; r < rows; ++r) ji[r] += d->y[3 * q + r];
+    d->terms[m++] = sg_metric_law_sq(p, i, lambda, ji);
+  }
+  const double sum = sg_sum_reproducible(d->comm, d->terms, m);
+  *rms = d->n_counted ? sqrt(sum / (double)d->n_counted) : 0;
+  sg_timer_add(SG_PHASE_METRIC, t0);
+  return sg_error_collective(d->comm, err);
+}
+
 /* Slacks and sums for the first v-update from the warm start, taking z^0_ij = J_ij vhat^0_j. */
 static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
   int nv = sg_problem_n_v(p);
@@ -924,6 +1022,7 @@ static sg_err subadmm_setup(sg_solver *s, const sg_problem *p) {
   double beta = 0;
   SG_CHECK(setup_penalty(s, p, &beta));
   d->beta_setup = beta;
+  if (d->contact_tol > 0) SG_CHECK(sg_error_collective(d->comm, factor_masses(d, p)));
   sg_timer_add(SG_PHASE_FACTOR, t0);
   return SG_OK;
 }
@@ -956,6 +1055,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     SG_CHECK(sg_error_collective(d->comm, sg_grow((void **)&d->shift, &d->cap_shift, p->n_con, sizeof(double), "De Saxce terms")));
     update_shift(d, p);
   }
+  if (d->contact_tol > 0) SG_CHECK(setup_contact_test(d, p));
   int it = 0, shifted_at = 0, adapt = d->adapt, restarts = 0;
   sg_err failed = SG_OK; /* a rank-local error, held until the next reduction stops every rank (error.h) */
   d->saved_valid = 0;
@@ -989,6 +1089,8 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     /* residuals (42) and their reduction every check_every iterations (and at the cap): fewer
      * global synchronizations; beta adapts only then, so it stays the same on every rank */
     const int check = (it + 1) % d->check_every == 0 || (s->max_it > 0 && it + 1 >= s->max_it);
+    /* the contact residual test at the checks on its own multiples: beta adapts as without it */
+    const int contact_due = check && d->contact_tol > 0 && (it + 1) % d->contact_every == 0;
     if (check) theta_d = dual_residual(d, p, v);
     sg_timer_add(SG_PHASE_ITERATE, ti);
     sg_timers.iterations += 1;
@@ -1008,9 +1110,16 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     }
     if (stop) return sg_error_collective(d->comm, failed); /* the failing rank's message, on every rank */
     ++it;
-    char extra[32] = "";
-    if (s->monitor_fn) snprintf(extra, sizeof extra, "beta %.3e", beta);
+    double rms = INFINITY;
+    if (contact_due) SG_CHECK(contact_rms(d, p, lambda, &rms));
+    char extra[64] = "";
+    if (s->monitor_fn && contact_due) snprintf(extra, sizeof extra, "beta %.3e contact RMS %.3e", beta, rms);
+    else if (s->monitor_fn) snprintf(extra, sizeof extra, "beta %.3e", beta);
     const sg_converged_reason reason = sg_solver_test(s, it, theta_p, theta_d, extra);
+    if (rms < d->contact_tol) { /* lambda and s_lam are this iteration's: the measured iterate is returned */
+      info->reason = SG_CONVERGED_CONTACT;
+      break;
+    }
     if (blew_up(d, theta_p, theta_d)) {
       if (!d->saved_valid)
         return sg_error_set(SG_ERR_NUMERIC, "SubADMM diverged at iteration %d (theta_p %g, theta_d %g)", it, theta_p, theta_d);
@@ -1085,6 +1194,9 @@ static void subadmm_view(const sg_solver *s, FILE *f) {
   fprintf(f, "  cone: %s", d->desaxce ? "desaxce" : "strict");
   if (d->desaxce) fprintf(f, " (updated every %d)", d->shift_every);
   fprintf(f, "; Anderson memory %d; restarts %d (blow-up factor %g)\n", d->anderson_m, d->max_restarts, d->blowup);
+  if (d->contact_tol > 0)
+    fprintf(f, "  also stops at a contact residual (RMS per constraint, L/dt) below %g, tested every %d iterations\n",
+            d->contact_tol, d->contact_every);
   if (d->no_split || d->dense_trees)
     fprintf(f, "  ablation: %s%s\n", d->no_split ? "no subsystem split (one subsystem) " : "", d->dense_trees ? "trees factorized densely" : "");
 }

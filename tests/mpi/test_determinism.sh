@@ -4,8 +4,9 @@
 # whose gate (a kinematic disk) slides open at 0.3 s, with an outflow below the orifice and an inflow
 # on top (frames, deletion and insertion records, statistics), also restarted on 3 ranks from a
 # checkpoint written on 2 in the middle of the discharge; a chute periodic along x and y, with its
-# stress moments (-output_stress); the silo again with owners from the Hilbert curve
-# (-partition_method sfc) on 2 and 3 ranks; with SG_PILE=1 the 1,000-sphere pile (1 s).
+# stress moments (-output_stress); the stack and the silo with the contact residual stopping test
+# (-subadmm_contact_tol); the silo with owners from the Hilbert curve (-partition_method sfc) on 3
+# ranks; with SG_PILE=1 the 1,000-sphere pile (1 s).
 # Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
 set -u
 bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
@@ -55,10 +56,24 @@ it = h5py.File('check_1.h5', 'r')['stats/iterations'][()]
 ok = bool(np.all(it % 4 == 0))
 print(('ok   ' if ok else 'FAIL ') + '-subadmm_check_every 4: iterations per step are multiples of 4 (%s)' % sorted(set(it.tolist()))[:5])
 sys.exit(0 if ok else 1)" || fail=1
+# the contact residual test (-subadmm_contact_tol, evaluated every 3 iterations): the same stops on 1, 2, 3
+# and 4 ranks, and it does stop solves (fewer iterations than the same steps of the plain run)
+for n in 1 2 3 4; do
+  $mpiexec -n $n "$bin" run stack.h5 -o "ctol_$n.h5" -t_final 0.5 -subadmm_contact_tol 1e-5 -subadmm_contact_every 3 \
+    -progress_interval 0 > "ctol_$n.log" 2>&1 || { echo "FAIL run -subadmm_contact_tol on $n ranks"; cat "ctol_$n.log"; fail=1; }
+done
+for n in 2 3 4; do compare ctol_1.h5 "ctol_$n.h5"; done
+/usr/bin/python3 -c "
+import sys, h5py
+a = h5py.File('ctol_1.h5', 'r')['stats/iterations'][()]
+b = h5py.File('stack_1.h5', 'r')['stats/iterations'][:len(a)]
+ok = bool(a.sum() < b.sum())
+print(('ok   ' if ok else 'FAIL ') + '-subadmm_contact_tol 1e-5: %d iterations in %d steps, %d without it' % (a.sum(), len(a), b.sum()))
+sys.exit(0 if ok else 1)" || fail=1
 run_case silo_flow silo -n 300 -radius 0.005 -gate_open 0.3 -outflow_depth 0.1 -inflow_rate 100 -rolling_friction 0.1
 # owners from the Hilbert curve (-partition_method sfc), repartitioned every 30 steps while bodies
 # leave and enter: the same bits as one rank
-for n in 2 3; do
+for n in 3; do
   $mpiexec -n $n "$bin" run silo_flow.h5 -o "sfc_$n.h5" -t_final 1 -partition_method sfc -repartition_every 30 -progress_interval 0 \
     > "sfc_$n.log" 2>&1 || { echo "FAIL run -partition_method sfc on $n ranks"; cat "sfc_$n.log"; fail=1; }
   grep -Eq "repartitions +[1-9][0-9]* \(Hilbert curve\)" "sfc_$n.log" \
@@ -66,6 +81,12 @@ for n in 2 3; do
     || { echo "FAIL sfc_$n: no repartition by the Hilbert curve"; fail=1; }
   compare silo_flow_1.h5 "sfc_$n.h5"
 done
+# the contact residual test on a flow whose contacts cross rank boundaries: the same on 1 and 3 ranks
+for n in 1 3; do
+  $mpiexec -n $n "$bin" run silo_flow.h5 -o "silo_ctol_$n.h5" -t_final 0.5 -subadmm_contact_tol 3e-4 -subadmm_contact_every 2 \
+    -progress_interval 0 > "silo_ctol_$n.log" 2>&1 || { echo "FAIL silo -subadmm_contact_tol on $n ranks"; cat "silo_ctol_$n.log"; fail=1; }
+done
+compare silo_ctol_1.h5 silo_ctol_3.h5
 # a checkpoint at 0.5 s written on 2 ranks, continued on 3: the last frame bit for bit the straight run's
 $mpiexec -n 2 "$bin" run silo_flow.h5 -o half_2.h5 -t_final 0.5 -checkpoint_every 60 -progress_interval 0 > half_2.log 2>&1 \
   || { echo "FAIL run to the checkpoint"; cat half_2.log; fail=1; }
