@@ -3,10 +3,10 @@
 # two flat-bottomed cylindrical silos of 3,000 spheres (d = 2 mm, mu = 0.5, a 36 mm shell, a gate
 # opened at 0.15 s), orifices D = 6 d and 9 d, one rank each side by side, W fitted over 0.3-0.6 s by
 # scripts/beverloo.py with the bed's bulk density rho_b.
-#  - W / rho_b scales as (D - 1.5 d)^n with n = 2.5 +- 0.3 (Beverloo's 5/2; the full sweep measures
-#    2.44, and two orifices 0.3 s apart in time carry about +-0.15 of noise and small-orifice bias);
-#  - Beverloo's C at k = 1.5 lies in [0.35, 0.75] for both (the sweep measures 0.43-0.50 at this dt,
-#    experiments 0.55-0.65: a wide band that catches a broken discharge, not the known 10-20% gap);
+#  - W / rho_b scales as (D - 1.5 d)^n with n = 2.5 +- 0.3 (Beverloo's 5/2; two orifices 0.3 s apart
+#    in time carry about +-0.15 of noise and small-orifice bias; the full sweep: docs/GRANULAR.md);
+#  - Beverloo's C at k = 1.5 lies in [0.35, 0.75] for both (experiments 0.55-0.65: a wide band that
+#    catches a broken discharge, not the known gap of the coefficient, docs/GRANULAR.md);
 #  - each W has a standard error below 3%.
 # Arguments: signorini binary, scratch dir. Environment: SG_MPIEXEC.
 source "$(dirname "$0")/../cli/cli_lib.sh" "$@"
