@@ -26,6 +26,7 @@
 #include "signorini/options.h"
 #include "signorini/solver.h"
 #include "signorini/timing.h"
+#include "soft_fold.h"
 
 typedef struct {
   double gamma;      /* -subadmm_gamma: residual ratio that triggers the adaptive penalty (43) */
@@ -44,6 +45,8 @@ typedef struct {
    * (-subadmm_factor dense: a tree's H_j factorized as a dense block, not by (40)-(41)) */
   int no_split, dense_trees;
   sg_problem merged;
+  int fold_soft;      /* -subadmm_soft_rows fold: soft rows of one subsystem folded into its block (soft_fold.h) */
+  sg_soft_fold fold;
   /* the saved iterate: (v, lambda) whenever theta_p + theta_d halves, returned in place of a worse
    * last iterate and the point a restart starts from */
   double *saved_v, *saved_lambda, saved_tp, saved_td, saved_beta;
@@ -151,6 +154,9 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   if (d->no_split && size > 1) return sg_error_set(SG_ERR_ARG, "-subadmm_split none runs on one rank, not %d (SubADMM options)", size);
   SG_CHECK(sg_opt_choice("-subadmm_factor", "tree", "tree|dense", "a tree's H_j: tree: with the tree's sparsity (40)-(41) where it keeps it; dense: a dense Cholesky (an ablation)", factor, sizeof factor));
   d->dense_trees = !strcmp(factor, "dense");
+  char soft[16];
+  SG_CHECK(sg_opt_choice("-subadmm_soft_rows", "fold", "fold|split", "soft rows (4) that touch one subsystem (PD control, joint springs): fold: into the subsystem's block, solved exactly in the v-update; split: as ADMM rows (37) like the others", soft, sizeof soft));
+  d->fold_soft = !strcmp(soft, "fold");
   SG_CHECK(sg_opt_real("-subadmm_contact_tol", 0.0, 0.0, 1e30,
                        "also stop when the RMS per constraint of the contact residual of paper 002 Sec. VII is below this, in units of the smallest body's size per step (L/dt); 0: off",
                        &d->contact_tol));
@@ -169,6 +175,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
   free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused); free(d->Afac); free(d->vm); free(d->terms);
   sg_problem_destroy(&d->merged);
+  sg_soft_fold_destroy(&d->fold);
   sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
@@ -325,8 +332,10 @@ static sg_err build_halo(subadmm *d, const sg_problem *p) {
   SG_CHECK(sg_grow((void **)&d->sub_mine, &d->cap_mine_sub, p->n_sub, 1, "ownership"));
   SG_CHECK(sg_grow((void **)&d->con_mine, &d->cap_mine_con, p->n_con, 1, "ownership"));
   for (int j = 0; j < p->n_sub; ++j) d->sub_mine[j] = owner_of(p, j) == me;
+  SG_CHECK(sg_soft_fold_build(&d->fold, p, d->sub_mine, d->fold_soft));
   for (int i = 0; i < p->n_con; ++i) {
     d->con_mine[i] = 0;
+    if (sg_soft_fold_has(&d->fold, i)) continue; /* in its subsystem's block, not iterated */
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) d->con_mine[i] |= d->sub_mine[p->pair_sub[q]];
   }
   /* index lists, so that the iteration never scans what other ranks own */
@@ -417,7 +426,8 @@ static sg_err exchange_finish(subadmm *d) {
 static void count_pairs(subadmm *d, const sg_problem *p) {
   memset(d->sub_npairs, 0, (size_t)p->n_sub * sizeof(int));
   for (int i = 0; i < p->n_con; ++i)
-    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) d->sub_npairs[p->pair_sub[q]]++;
+    if (!sg_soft_fold_has(&d->fold, i))
+      for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) d->sub_npairs[p->pair_sub[q]]++;
 }
 
 /* Does H_j (dof x dof) keep the sparsity of subsystem j's tree (problem.h: its unknowns' parents),
@@ -435,12 +445,12 @@ static int has_tree_sparsity(const sg_problem *p, int j, const double *Hj) {
   return 1;
 }
 
-/* H_j = A_j + beta sum_i J_ij^T J_ij, factorized (40)-(41). H is summed where its factor goes (no
+/* H_j = A_j + beta sum_i J_ij^T J_ij, factorized (40)-(41) (A'_j with folded soft rows). H is summed where its factor goes (no
  * Gram block is kept: 288 bytes less per body, for one pass over the pairs when beta changes). */
 static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
-    memcpy(d->L + off, p->A + off, (size_t)dof * dof * sizeof(double));
+    memcpy(d->L + off, sg_soft_fold_A(&d->fold, p, j), (size_t)dof * dof * sizeof(double));
   }
   for (int k = 0; k < d->n_my_con; ++k) { /* every constraint touching one of my subsystems */
     int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
@@ -507,11 +517,12 @@ static void gram_diagonals(const subadmm *d, const sg_problem *p, double *g) {
 /* Initial penalty: geometric mean over subsystems with constraints of the pseudo-density
  * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a rigid body's block is its
  * largest diagonal entry (the body mass). A tree's diagonal entries are moments of inertia about its
- * joints (m l^2), which its contacts' rows meet with their levers l (J ~ l): its mass is the largest
- * A_cc / (mean over its pairs of (J^T J)_cc), the mass its contacts feel on velocity c, so that
- * beta J^T J is of the order of A for it as for a rigid body (its largest diagonal entry would make
- * beta J^T J larger than A by (l / unit length)^2, and the penalty's slow primal-dual balance then
- * stalls the iteration). Each rank sums the logarithms of its own
+ * joints (m l^2), which its contacts' rows meet with their levers l (J ~ l): its mass is
+ * tr A_j / (mean over its pairs of tr J^T J), the mass its contacts feel, so that beta J^T J is of
+ * the order of A for it as for a rigid body (its largest diagonal entry would make beta J^T J larger
+ * than A by (l / unit length)^2, and the penalty's slow primal-dual balance then stalls the
+ * iteration; a ratio per velocity would make it as large through a joint its contacts barely move).
+ * Folded soft rows (soft_fold.h) are no contact points: A_j, not A'_j. Each rank sums the logarithms of its own
  * subsystems (whose pair counts are complete: every constraint touching them is here) and the sum
  * over ranks is exact (sg_sum_reproducible), so beta has the same bits whatever P. */
 static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) {
@@ -524,9 +535,14 @@ static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) 
     int j = d->my_sub[k];
     if (!d->sub_npairs[j]) continue;
     int dof = p->sub_dof[j];
-    const double *A = p->A + p->sub_aoff[j], *g = gram + p->sub_off[j];
-    double m = 0;
-    for (int c = 0; c < dof; ++c) m = fmax(m, dof == 6 ? A[c * dof + c] : g[c] > 0 ? A[c * dof + c] * d->sub_npairs[j] / g[c] : 0.0);
+    const double *A = p->A + p->sub_aoff[j], *g = gram + p->sub_off[j]; /* the mass, not A'_j */
+    double m = 0, tr_a = 0, tr_g = 0;
+    for (int c = 0; c < dof; ++c) {
+      m = fmax(m, A[c * dof + c]);
+      tr_a += A[c * dof + c];
+      tr_g += g[c];
+    }
+    if (dof != 6) m = tr_g > 0 ? tr_a * d->sub_npairs[j] / tr_g : m;
     logs[n++] = log(m / d->sub_npairs[j]);
   }
   free(gram);
@@ -546,14 +562,14 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
   for (int m = from; m < to; ++m) {
     int j = d->my_sub[m];
     int dof = p->sub_dof[j], off = p->sub_off[j];
-    const double *L = d->L + p->sub_aoff[j];
+    const double *L = d->L + p->sub_aoff[j], *b = sg_soft_fold_b(&d->fold, p, j);
     if (dof == 6) {
-      for (int k = 0; k < 6; ++k) rhs[k] = p->b[off + k] + d->s_rhs[off + k];
+      for (int k = 0; k < 6; ++k) rhs[k] = b[k] + d->s_rhs[off + k];
       for (int r = 0; r < 6; ++r)
         v[off + r] = L[6 * r] * rhs[0] + L[6 * r + 1] * rhs[1] + L[6 * r + 2] * rhs[2] + L[6 * r + 3] * rhs[3] +
                      L[6 * r + 4] * rhs[4] + L[6 * r + 5] * rhs[5];
     } else {
-      for (int k = 0; k < dof; ++k) v[off + k] = p->b[off + k] + d->s_rhs[off + k];
+      for (int k = 0; k < dof; ++k) v[off + k] = b[k] + d->s_rhs[off + k];
       if (d->sub_ltl[j]) ltl_solve(dof, sg_problem_dof_parents(p, j), L, v + off);
       else chol_solve(dof, L, v + off, v + off);
     }
@@ -741,27 +757,27 @@ static double shift_staleness(const subadmm *d, const sg_problem *p) {
   return glob;
 }
 
-/* theta_d = max_j ||A_j vhat_j - b_j - sum_i J_ij^T lambda_i|| (42). */
+/* theta_d = max_j ||A_j vhat_j - b_j - sum_i J_ij^T lambda_i|| (42) (A'_j, b'_j with folded soft rows). */
 static double dual_residual(const subadmm *d, const sg_problem *p, const double *v) {
   double theta_d = 0;
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k];
     int dof = p->sub_dof[j], off = p->sub_off[j];
-    const double *A = p->A + p->sub_aoff[j];
+    const double *A = sg_soft_fold_A(&d->fold, p, j), *bj = sg_soft_fold_b(&d->fold, p, j);
     double s = 0;
     if (dof == 6) {
       const double *vj = v + off;
       for (int a = 0; a < 6; ++a) {
         const double *Aa = A + 6 * a;
         double r = Aa[0] * vj[0] + Aa[1] * vj[1] + Aa[2] * vj[2] + Aa[3] * vj[3] + Aa[4] * vj[4] + Aa[5] * vj[5] -
-                   p->b[off + a] - d->s_lam[off + a];
+                   bj[a] - d->s_lam[off + a];
         s += r * r;
       }
       theta_d = max2(theta_d, s);
       continue;
     }
     for (int a = 0; a < dof; ++a) {
-      double r = -p->b[off + a] - d->s_lam[off + a];
+      double r = -bj[a] - d->s_lam[off + a];
       for (int b = 0; b < dof; ++b) r += A[a * dof + b] * v[off + b];
       s += r * r;
     }
@@ -777,7 +793,8 @@ static sg_err factor_masses(subadmm *d, const sg_problem *p) {
                    "SubADMM mass factors"));
   for (int k = 0; k < d->n_my_sub; ++k) {
     const int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
-    sg_err err = dof == 6 ? spd6_inverse(p->A + off, d->Afac + off) : chol_factor(dof, p->A + off, d->Afac + off);
+    const double *A = sg_soft_fold_A(&d->fold, p, j);
+    sg_err err = dof == 6 ? spd6_inverse(A, d->Afac + off) : chol_factor(dof, A, d->Afac + off);
     if (err)
       return sg_error_set(SG_ERR_NUMERIC, "A_j of subsystem %lld is not positive definite (SubADMM contact residual test)",
                           (long long)p->sub_gid[j]);
@@ -795,7 +812,7 @@ static sg_err setup_contact_test(subadmm *d, const sg_problem *p) {
   sg_err err = sg_grow((void **)&d->vm, &d->cap_vm, sg_problem_n_v(p) + 1, sizeof(double), "SubADMM contact test");
   if (!err) err = sg_grow((void **)&d->terms, &d->cap_terms, d->n_my_con + 1, sizeof(double), "SubADMM contact test");
   SG_CHECK(sg_error_collective(d->comm, err));
-  long long n = 0;
+  long long n = d->fold.n; /* folded rows hold exactly: terms of 0, counted by their subsystem's owner */
   for (int k = 0; k < d->n_my_con; ++k) n += counted_here(d, p, d->my_con[k]);
   MPI_Allreduce(&n, &d->n_counted, 1, MPI_LONG_LONG, MPI_SUM, d->comm);
   return SG_OK;
@@ -806,15 +823,16 @@ static void contact_test_velocity(subadmm *d, const sg_problem *p) {
   for (int k = 0; k < d->n_my_sub; ++k) {
     const int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_off[j];
     const double *F = d->Afac + p->sub_aoff[j];
+    const double *b = sg_soft_fold_b(&d->fold, p, j);
     double rhs[6], *vj = d->vm + off;
     if (dof == 6) {
-      for (int c = 0; c < 6; ++c) rhs[c] = p->b[off + c] + d->s_lam[off + c];
+      for (int c = 0; c < 6; ++c) rhs[c] = b[c] + d->s_lam[off + c];
       for (int r = 0; r < 6; ++r)
         vj[r] = F[6 * r] * rhs[0] + F[6 * r + 1] * rhs[1] + F[6 * r + 2] * rhs[2] + F[6 * r + 3] * rhs[3] +
                 F[6 * r + 4] * rhs[4] + F[6 * r + 5] * rhs[5];
       continue;
     }
-    for (int c = 0; c < dof; ++c) vj[c] = p->b[off + c] + d->s_lam[off + c];
+    for (int c = 0; c < dof; ++c) vj[c] = b[c] + d->s_lam[off + c];
     chol_solve(dof, F, vj, vj);
   }
 }
@@ -1178,6 +1196,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
     theta_d = d->saved_td;
     info->recoveries++;
   }
+  sg_soft_fold_multipliers(&d->fold, p, v, lambda);
   info->iterations = it;
   info->residual_primal = theta_p;
   info->residual_dual = theta_d;
