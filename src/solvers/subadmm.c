@@ -74,6 +74,10 @@ typedef struct {
   double *y;         /* per pair, 3 entries: y_ij */
   double *z;         /* per pair, 3 entries: z_ij (kept only with over-relaxation or the De Saxce cone) */
   int keep_z;
+  /* -subadmm_rebuild_sums: pass 3 sums J^T lambda only, and pass 1 rebuilds the rest of s_rhs from
+   * v (v_update_range); off with over-relaxation, the De Saxce cone and Anderson (their s_rhs is not
+   * beta J^T J v - sum J^T lambda_old) */
+  int rebuild_sums, rebuild_option;
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
   unsigned char *sub_ltl; /* per subsystem: H_j factorized with its tree's sparsity (ltl_factor), not densely */
   int cap_a, cap_v, cap_pair, cap_sub, cap_ltl;
@@ -157,6 +161,9 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   char soft[16];
   SG_CHECK(sg_opt_choice("-subadmm_soft_rows", "fold", "fold|split", "soft rows (4) that touch one subsystem (PD control, joint springs): fold: into the subsystem's block, solved exactly in the v-update; split: as ADMM rows (37) like the others", soft, sizeof soft));
   d->fold_soft = !strcmp(soft, "fold");
+  SG_CHECK(sg_opt_bool("-subadmm_rebuild_sums", 1,
+                       "rebuild sum_i J^T (beta z + lambda) of each subsystem from its v-update instead of summing it over the pairs (half the scattered sums; plain update only)",
+                       &d->rebuild_option));
   SG_CHECK(sg_opt_real("-subadmm_contact_tol", 0.0, 0.0, 1e30,
                        "also stop when the RMS per constraint of the contact residual of paper 002 Sec. VII is below this, in units of the smallest body's size per step (L/dt); 0: off",
                        &d->contact_tol));
@@ -498,18 +505,21 @@ static sg_err factorize_or_fault(subadmm *d, const sg_problem *p, double beta, c
   return sg_fault_check(fault_phase, sg_fault_step());
 }
 
-/* The diagonal of sum_i J_ij^T J_ij of each of my subsystems that is not a rigid body's (dof != 6),
- * into g (laid out as v). */
-static void gram_diagonals(const subadmm *d, const sg_problem *p, double *g) {
+/* The sum over the pairs of each of my subsystems that is not a rigid body's (dof != 6) of the mass
+ * its rows feel, rows / sum_rc J_rc^2 / A_cc (the mean over its rows of 1 / J A^-1 J^T, with A's
+ * diagonal for A), into msum (one entry per subsystem). */
+static void tree_pair_masses(const subadmm *d, const sg_problem *p, double *msum) {
   for (int k = 0; k < d->n_my_con; ++k) {
     int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
     double buf[SG_COMPACT_BLOCK];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], dof = p->sub_dof[j];
       if (!d->sub_mine[j] || dof == 6) continue;
-      const double *J = sg_problem_pair_block(p, i, q, buf);
+      const double *J = sg_problem_pair_block(p, i, q, buf), *A = p->A + p->sub_aoff[j]; /* the mass, not A'_j */
+      double den = 0;
       for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < dof; ++c) g[p->sub_off[j] + c] += J[r * dof + c] * J[r * dof + c];
+        for (int c = 0; c < dof; ++c) den += J[r * dof + c] * J[r * dof + c] / A[c * dof + c];
+      if (den > 0) msum[j] += rows / den;
     }
   }
 }
@@ -517,35 +527,34 @@ static void gram_diagonals(const subadmm *d, const sg_problem *p, double *g) {
 /* Initial penalty: geometric mean over subsystems with constraints of the pseudo-density
  * (mass / number of contact points), paper 002 Sec. VI-D. The mass of a rigid body's block is its
  * largest diagonal entry (the body mass). A tree's diagonal entries are moments of inertia about its
- * joints (m l^2), which its contacts' rows meet with their levers l (J ~ l): its mass is
- * tr A_j / (mean over its pairs of tr J^T J), the mass its contacts feel, so that beta J^T J is of
- * the order of A for it as for a rigid body (its largest diagonal entry would make beta J^T J larger
- * than A by (l / unit length)^2, and the penalty's slow primal-dual balance then stalls the
- * iteration; a ratio per velocity would make it as large through a joint its contacts barely move).
- * Folded soft rows (soft_fold.h) are no contact points: A_j, not A'_j. Each rank sums the logarithms of its own
+ * joints (m l^2), which its contacts' rows meet with their levers l (J ~ l): its mass is the mean
+ * over its pairs of the mass each pair's rows feel (tree_pair_masses), so that beta J^T J is of the
+ * order of A for it as for a rigid body. Its largest A_cc would make beta J^T J larger than A by
+ * (l / unit length)^2, and the penalty's slow primal-dual balance then stalls the iteration; a ratio
+ * of traces counts the masses of velocities no row moves (a floating link beside a slider's limit);
+ * a largest ratio per velocity, a joint its contacts barely move. Folded soft rows (soft_fold.h)
+ * are no contact points. Each rank sums the logarithms of its own
  * subsystems (whose pair counts are complete: every constraint touching them is here) and the sum
  * over ranks is exact (sg_sum_reproducible), so beta has the same bits whatever P. */
 static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) {
   double *logs = sg_calloc((size_t)d->n_my_sub + 1, sizeof *logs, "SubADMM pseudo-densities");
-  double *gram = sg_calloc((size_t)sg_problem_n_v(p) + 1, sizeof *gram, "SubADMM pseudo-densities");
-  SG_CHECK(sg_error_collective(d->comm, logs && gram ? SG_OK : SG_ERR_MEM)); /* before the reduction below */
-  gram_diagonals(d, p, gram);
+  double *msum = sg_calloc((size_t)p->n_sub + 1, sizeof *msum, "SubADMM pseudo-densities");
+  SG_CHECK(sg_error_collective(d->comm, logs && msum ? SG_OK : SG_ERR_MEM)); /* before the reduction below */
+  tree_pair_masses(d, p, msum);
   int n = 0;
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k];
     if (!d->sub_npairs[j]) continue;
     int dof = p->sub_dof[j];
-    const double *A = p->A + p->sub_aoff[j], *g = gram + p->sub_off[j]; /* the mass, not A'_j */
-    double m = 0, tr_a = 0, tr_g = 0;
-    for (int c = 0; c < dof; ++c) {
-      m = fmax(m, A[c * dof + c]);
-      tr_a += A[c * dof + c];
-      tr_g += g[c];
-    }
-    if (dof != 6) m = tr_g > 0 ? tr_a * d->sub_npairs[j] / tr_g : m;
-    logs[n++] = log(m / d->sub_npairs[j]);
+    const double *A = p->A + p->sub_aoff[j];
+    double m = 0;
+    if (dof == 6)
+      for (int c = 0; c < dof; ++c) m = fmax(m, A[c * dof + c]);
+    else
+      m = msum[j] / d->sub_npairs[j];
+    if (m > 0) logs[n++] = log(m / d->sub_npairs[j]);
   }
-  free(gram);
+  free(msum);
   double sum = sg_sum_reproducible(d->comm, logs, n);
   long long count = n;
   MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG_LONG, MPI_SUM, d->comm);
@@ -556,25 +565,41 @@ static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) 
 
 /* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for my subsystems my_sub[from .. to). The sums
  * are then cleared for pass 3 to accumulate the next ones (here, where they are in cache, rather
- * than by a pass of their own). */
+ * than by a pass of their own).
+ * With rebuilt sums: pass 3 of the last iteration, from y_ij = beta J_ij vhat_j - lambda_i (39),
+ * gave s_rhs = sum J^T (y + 2 lambda_new) = beta G_j vhat_j - L_old + 2 L_new, G_j = sum J_ij^T J_ij,
+ * L = sum J^T lambda. Since H_j = A_j + beta G_j, beta G_j vhat_j = b_j + s_rhs_j - A_j vhat_j: here, with
+ * L_old still in s_lam, s_rhs keeps T = b_j + s_rhs_j - A_j vhat_j - L_old, pass 3 sums only L_new into
+ * s_lam, and the next s_rhs is T + 2 L_new: one J^T product per pair instead of two. */
 static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from, int to) {
-  double rhs[6];
+  const double twice = d->rebuild_sums ? 2.0 : 0.0; /* s_lam is 0 here unless sums are rebuilt */
   for (int m = from; m < to; ++m) {
     int j = d->my_sub[m];
     int dof = p->sub_dof[j], off = p->sub_off[j];
     const double *L = d->L + p->sub_aoff[j], *b = sg_soft_fold_b(&d->fold, p, j);
+    double *sr = d->s_rhs + off, *sl = d->s_lam + off, *vj = v + off;
     if (dof == 6) {
-      for (int k = 0; k < 6; ++k) rhs[k] = b[k] + d->s_rhs[off + k];
+      double rhs[6];
+      for (int k = 0; k < 6; ++k) rhs[k] = d->rebuild_sums ? b[k] + sr[k] + twice * sl[k] : b[k] + sr[k];
       for (int r = 0; r < 6; ++r)
-        v[off + r] = L[6 * r] * rhs[0] + L[6 * r + 1] * rhs[1] + L[6 * r + 2] * rhs[2] + L[6 * r + 3] * rhs[3] +
-                     L[6 * r + 4] * rhs[4] + L[6 * r + 5] * rhs[5];
+        vj[r] = L[6 * r] * rhs[0] + L[6 * r + 1] * rhs[1] + L[6 * r + 2] * rhs[2] + L[6 * r + 3] * rhs[3] +
+                L[6 * r + 4] * rhs[4] + L[6 * r + 5] * rhs[5];
     } else {
-      for (int k = 0; k < dof; ++k) v[off + k] = b[k] + d->s_rhs[off + k];
-      if (d->sub_ltl[j]) ltl_solve(dof, sg_problem_dof_parents(p, j), L, v + off);
-      else chol_solve(dof, L, v + off, v + off);
+      for (int k = 0; k < dof; ++k) vj[k] = d->rebuild_sums ? b[k] + sr[k] + twice * sl[k] : b[k] + sr[k];
+      if (d->sub_ltl[j]) ltl_solve(dof, sg_problem_dof_parents(p, j), L, vj);
+      else chol_solve(dof, L, vj, vj);
     }
-    memset(d->s_rhs + off, 0, (size_t)dof * sizeof(double));
-    memset(d->s_lam + off, 0, (size_t)dof * sizeof(double));
+    if (d->rebuild_sums) {
+      const double *A = sg_soft_fold_A(&d->fold, p, j);
+      for (int a = 0; a < dof; ++a) { /* T = (b + s_rhs + 2 L_old) - A vhat - L_old */
+        double av = 0;
+        for (int c = 0; c < dof; ++c) av += A[a * dof + c] * vj[c];
+        sr[a] = b[a] + sr[a] + sl[a] - av;
+      }
+    } else {
+      memset(sr, 0, (size_t)dof * sizeof(double));
+    }
+    memset(sl, 0, (size_t)dof * sizeof(double));
   }
 }
 
@@ -664,6 +689,10 @@ static inline double update_compact_contact(subadmm *d, const sg_problem *p, int
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k, j = p->pair_sub[q];
     if (!d->sub_mine[j]) continue; /* the owner accumulates */
+    if (d->rebuild_sums) {
+      compact_jt(R, p->lever + 4 * q, ln, d->s_lam + p->sub_off[j]);
+      continue;
+    }
     const double w[3] = {y[k][0] + 2 * ln[0], y[k][1] + 2 * ln[1], y[k][2] + 2 * ln[2]};
     compact_jt2(R, p->lever + 4 * q, w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
   }
@@ -708,6 +737,11 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
     for (int r = 0; r < rows; ++r) w[r] = d->y[3 * q + r] + 2 * ln[r]; /* beta z_ij - u_ij with u_ij = -lambda_i (39) */
     int j = p->pair_sub[q];
     if (!d->sub_mine[j]) continue; /* the owner accumulates */
+    if (d->rebuild_sums) {
+      if (sg_problem_pair_is_compact(p, q)) compact_jt(p->frame + 9 * i, p->lever + 4 * q, ln, d->s_lam + p->sub_off[j]);
+      else pair_apply_T(p, i, q, rows, ln, d->s_lam);
+      continue;
+    }
     if (sg_problem_pair_is_compact(p, q)) {
       compact_jt2(p->frame + 9 * i, p->lever + 4 * q, w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
     } else if (rows == 3 && p->sub_dof[j] == 6) {
@@ -875,6 +909,7 @@ static sg_err contact_rms(subadmm *d, const sg_problem *p, const double *lambda,
 static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta) {
   int nv = sg_problem_n_v(p);
   memset(d->s_rhs, 0, (size_t)nv * sizeof(double));
+  memset(d->s_lam, 0, (size_t)nv * sizeof(double));
   for (int i = 0; i < p->n_con; ++i) {
     if (!d->con_mine[i]) continue;
     int rows = sg_con_rows(p->kind[i]);
@@ -885,8 +920,13 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
       if (!d->sub_mine[p->pair_sub[q]]) continue;
       for (int r = 0; r < rows; ++r) w[r] = beta * z[r] + li[r];
       pair_apply_T(p, i, q, rows, w, d->s_rhs);
+      if (d->rebuild_sums) pair_apply_T(p, i, q, rows, li, d->s_lam);
     }
   }
+  /* rebuilt sums (v_update_range): s_lam holds L_old = sum J^T lambda^0 and s_rhs the rest, T =
+   * sum J^T (beta z^0 + lambda^0) - 2 L_old, as if an iteration had ended with lambda^0 */
+  if (d->rebuild_sums)
+    for (int k = 0; k < nv; ++k) d->s_rhs[k] -= 2 * d->s_lam[k];
 }
 
 /* Room for the saved iterate, once per solve (allocation is rank-local: agreed on by the caller). */
@@ -955,7 +995,10 @@ static sg_err adapt_penalty(subadmm *d, const sg_problem *p, double nb, double *
   SG_CHECK(err);
   if (*taken_back) return SG_OK;
   const double ratio = nb / *beta;
-  for (int k = 0, nv = sg_problem_n_v(p); k < nv; ++k) d->s_rhs[k] = ratio * (d->s_rhs[k] - d->s_lam[k]) + d->s_lam[k];
+  if (d->rebuild_sums) /* s_rhs holds T = full - 2 L (v_update_range): T' = full' - 2 L */
+    for (int k = 0, nv = sg_problem_n_v(p); k < nv; ++k) d->s_rhs[k] = ratio * (d->s_rhs[k] + d->s_lam[k]) - d->s_lam[k];
+  else
+    for (int k = 0, nv = sg_problem_n_v(p); k < nv; ++k) d->s_rhs[k] = ratio * (d->s_rhs[k] - d->s_lam[k]) + d->s_lam[k];
   if (d->anderson_m > 0) sg_anderson_reset(&d->aa); /* a new map: old differences do not apply */
   *beta = nb;
   return SG_OK;
@@ -1054,8 +1097,10 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   }
   double beta = d->beta_setup;
   info->refactorizations = 1;
+  d->rebuild_sums = d->rebuild_option && !d->keep_z && d->anderson_m == 0;
   if (!d->any_con) { /* free motion: one exact solve */
     memset(d->s_rhs, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
+    memset(d->s_lam, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
     v_update_range(d, p, v, 0, d->n_my_sub);
     info->reason = SG_CONVERGED_TRIVIAL;
     info->beta = beta;
