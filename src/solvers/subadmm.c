@@ -572,7 +572,6 @@ static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) 
  * L_old still in s_lam, s_rhs keeps T = b_j + s_rhs_j - A_j vhat_j - L_old, pass 3 sums only L_new into
  * s_lam, and the next s_rhs is T + 2 L_new: one J^T product per pair instead of two. */
 static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from, int to) {
-  const double twice = d->rebuild_sums ? 2.0 : 0.0; /* s_lam is 0 here unless sums are rebuilt */
   for (int m = from; m < to; ++m) {
     int j = d->my_sub[m];
     int dof = p->sub_dof[j], off = p->sub_off[j];
@@ -580,12 +579,12 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
     double *sr = d->s_rhs + off, *sl = d->s_lam + off, *vj = v + off;
     if (dof == 6) {
       double rhs[6];
-      for (int k = 0; k < 6; ++k) rhs[k] = d->rebuild_sums ? b[k] + sr[k] + twice * sl[k] : b[k] + sr[k];
+      for (int k = 0; k < 6; ++k) rhs[k] = d->rebuild_sums ? b[k] + sr[k] + 2 * sl[k] : b[k] + sr[k];
       for (int r = 0; r < 6; ++r)
         vj[r] = L[6 * r] * rhs[0] + L[6 * r + 1] * rhs[1] + L[6 * r + 2] * rhs[2] + L[6 * r + 3] * rhs[3] +
                 L[6 * r + 4] * rhs[4] + L[6 * r + 5] * rhs[5];
     } else {
-      for (int k = 0; k < dof; ++k) vj[k] = d->rebuild_sums ? b[k] + sr[k] + twice * sl[k] : b[k] + sr[k];
+      for (int k = 0; k < dof; ++k) vj[k] = d->rebuild_sums ? b[k] + sr[k] + 2 * sl[k] : b[k] + sr[k];
       if (d->sub_ltl[j]) ltl_solve(dof, sg_problem_dof_parents(p, j), L, vj);
       else chol_solve(dof, L, vj, vj);
     }
