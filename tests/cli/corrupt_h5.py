@@ -198,6 +198,18 @@ def edit(case, src, dst):
             data[24:32] = struct.pack("<Q", 256)
             at = continuation(data, header_addr(src, "bodies")) + 8
             data[at:at + 8] = struct.pack("<Q", 0xF1000000000058)
+        elif case == "contiguous_extent":  # FCLIB M/p: 4e9 values, a stored size of 42 TB (tests/fuzz: fuzz_fclib)
+            addr = header_addr(src, "fclib_global/M/p")
+            space = message(data, addr, 0x0001)  # dataspace: version, rank, flags, then the dimensions
+            version, rank, flags = data[space], data[space + 1], data[space + 2]
+            dims = space + (8 if version == 1 else 4)
+            data[dims:dims + 8] = struct.pack("<Q", 4278190129)
+            if flags & 1:  # the maximum dimensions follow the dimensions
+                data[dims + 8 * rank:dims + 8 * rank + 8] = struct.pack("<Q", 4278190129)
+            layout = message(data, addr, 0x0008)  # version 3, contiguous: address, then size
+            if data[layout] != 3 or data[layout + 1] != 1:
+                raise SystemExit("M/p is not a version-3 contiguous dataset")
+            data[layout + 10:layout + 18] = struct.pack("<Q", 0x25F800000000)
         elif case == "name_heap_size":  # the first group name heap's data size 16 GB (tests/fuzz)
             at = data.find(b"HEAP\0\0\0\0")
             data[at + 8:at + 16] = struct.pack("<Q", 0x4000000B0)

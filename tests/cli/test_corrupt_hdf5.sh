@@ -40,6 +40,9 @@ expect float_size scene.h5 "dataset /bodies/velocity has values of" info scene.h
 expect float_fields scene.h5 "dataset /bodies/size has a non-standard number type" run scene.h5 -o out.h5 -t_final 0.01
 expect compact_friction scene.h5 "dataset /materials/friction stores 0 bytes" info scene.h5
 
+section "a contiguous dataset whose extent and stored size run past the end of the file"
+expect contiguous_extent problem.hdf5 "dataset /fclib_global/M/p claims 17112760516 bytes, past the end of the" fclib problem.hdf5 -solver pgs
+
 section "a group name heap whose data segment is 16 GB"
 expect name_heap_size scene.h5 "a group's name heap lies outside the file" info scene.h5
 expect name_heap_size run.ckpt.h5 "a group's name heap lies outside the file" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
