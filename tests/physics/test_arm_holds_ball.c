@@ -4,8 +4,8 @@
  * every step solved to 1e-8 within 1000 iterations (all must converge). The PD's static error under
  * gravity tilts the tray by about 2 mrad, so the sphere rolls: after the arm's first swing has died
  * down (t > 0.6 s) its acceleration is 5/7 g sin(alpha) of a sphere rolling without slipping down
- * the tray's mean slope alpha, within 5% (the slope varies by +-3% over that window and the tray
- * sways a little). It stays on the tray: its centre r above the top within 1e-3 r (the tilt times
+ * the tray's mean slope alpha, within 5% (the slope ranges over -6% to +2% of its mean in that
+ * window and the tray sways a little). It stays on the tray: its centre r above the top within 1e-3 r (the tilt times
  * its few-mm offset from the centre is 4e-4 r) and within 1 cm of the tray's centre. With the soft
  * rows split as ADMM rows like the contacts (-subadmm_soft_rows split) SubADMM failed this: every
  * step at its cap (docs/SOLVERS.md, "Soft rows of one subsystem"). */
