@@ -46,6 +46,7 @@ sg_err sg_generate_drum(sg_scene *s);
 sg_err sg_generate_collapse(sg_scene *s);
 sg_err sg_generate_chute(sg_scene *s);
 sg_err sg_generate_chain(sg_scene *s);
+sg_err sg_generate_linkage(sg_scene *s);
 
 /* An n-link pendulum (gen_chain.c): a tree body whose links are massless rods of `length` with a bob
  * (a solid sphere of `mass`, `radius`) at the end, joined by revolute joints about y (or spherical
@@ -65,6 +66,15 @@ enum {
   SG_CHAIN_GEOM_CAPSULE = 2  /* each link a capsule of `radius` from its joint to its bob */
 };
 sg_err sg_chain_add(sg_scene *s, const sg_chain *c, int *index);
+/* A parallelogram four-bar linkage (gen_linkage.c): cranks of `length` from pivot and pivot + (span,
+ * 0, 0), a coupler of `span`, each link a massless rod with a bob (`mass`, `radius`) at its end,
+ * revolute joints about y, at crank angle theta0 (rad), at rest; the loop closed at the second pivot
+ * (close_at_world) or between the coupler's end and the second crank's bob. */
+typedef struct {
+  double length, span, mass, radius, theta0, pivot[3];
+  int close_at_world;
+} sg_linkage;
+sg_err sg_linkage_add(sg_scene *s, const sg_linkage *k, int *index);
 
 /* A quadruped of the Laikago's proportions (gen_quadruped.c): one tree body of 13 links and 18
  * velocities (a floating base, four legs of hip abduction, hip flexion and knee joints), a box, capsules

@@ -93,5 +93,8 @@ void chol6_solve(const double *L, const double *b, double *x);
 /* Inverse of a 6x6 SPD matrix through its Cholesky factor (SG_ERR_NUMERIC if not SPD): one mat-vec
  * per solve afterwards, with no serial dependency chain. */
 sg_err spd6_inverse(const double *A, double *Ainv);
+/* Eigenvalues w and eigenvectors (the columns of Q, row-major, orthonormal) of the symmetric 3x3 A,
+ * by cyclic Jacobi rotations: A = Q diag(w) Q^T. */
+void m3_sym_eigen(const double *A, double w[3], double Q[9]);
 
 #endif

@@ -3,13 +3,15 @@
  *   (J vhat, lambda) in S_c                    per constraint i (hard (3), soft (4), contact (5)),
  * with SPD blocks A_j, and each constraint's Jacobian split body-wise into blocks J_ij, one per
  * subsystem it touches (|Z_i| of them). Contact rows are ordered normal, tangent 1, tangent 2.
+ * A bilateral row is the hard row (3) with equality, J vhat + e = 0 and lambda of either sign (a
+ * loop closure): (3) with the cone R in place of R+.
  * Every solver consumes this and nothing else; FCLIB problems are converted into it. */
 #ifndef SIGNORINI_PROBLEM_H
 #define SIGNORINI_PROBLEM_H
 #include <stdint.h>
 #include "signorini/error.h"
 
-typedef enum { SG_CON_HARD = 0, SG_CON_SOFT = 1, SG_CON_CONTACT = 2 } sg_con_kind;
+typedef enum { SG_CON_HARD = 0, SG_CON_SOFT = 1, SG_CON_CONTACT = 2, SG_CON_BILATERAL = 3 } sg_con_kind;
 
 /* The units a problem's numbers are written in. Assembly writes the problem dimensionless, in units
  * of the scene's characteristic mass and length and of the time step (docs/SOLVERS.md, "Units"), so
@@ -25,6 +27,10 @@ static inline double sg_units_velocity(const sg_units *u) { return u->length / u
 static inline double sg_units_impulse(const sg_units *u) { return u->mass * u->length / u->time; }
 
 static inline int sg_con_rows(int kind) { return kind == SG_CON_CONTACT ? 3 : 1; }
+static inline const char *sg_con_kind_name(int kind) {
+  static const char *names[] = {"hard", "soft", "contact", "bilateral"};
+  return kind >= SG_CON_HARD && kind <= SG_CON_BILATERAL ? names[kind] : "unknown";
+}
 
 typedef struct {
   /* subsystems */

@@ -16,5 +16,7 @@ int sg_sap_contact(double mu, double Rn, double Rt, double vhat_n, const double 
 /* A hard (one-row, unilateral) constraint: the frictionless contact, gamma = max(0, y),
  * y = (vhat - vc) / R; G = 1/R or 0; cost 1/2 R gamma^2. Returns the region. */
 int sg_sap_hard(double R, double vhat, double vc, double *gamma, double *G, double *cost);
+/* A bilateral row: the same with gamma = y of either sign (G = 1/R). Returns SG_SAP_STICK. */
+int sg_sap_bilateral(double R, double vhat, double vc, double *gamma, double *G, double *cost);
 
 #endif

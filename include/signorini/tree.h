@@ -22,7 +22,10 @@
 #include "signorini/problem.h"
 #include "signorini/scene.h"
 
-enum { SG_TREE_MAX_LINKS = 64, SG_TREE_MAX_DOF = 64, SG_TREE_MAX_Q = 7 * SG_TREE_MAX_LINKS, SG_TREE_MAX_GEOMS = 255 };
+enum {
+  SG_TREE_MAX_LINKS = 64, SG_TREE_MAX_DOF = 64, SG_TREE_MAX_Q = 7 * SG_TREE_MAX_LINKS, SG_TREE_MAX_GEOMS = 255,
+  SG_TREE_MAX_CLOSURES = 64
+};
 
 typedef enum {
   SG_JOINT_FIXED = 0,     /* no coordinate */
@@ -62,6 +65,16 @@ typedef struct {
   double quat[4];     /* orientation in the link frame (w, x, y, z) */
 } sg_link_geom;
 
+/* A loop closure (src/body/tree_closures.c): the material point point[0] of link link[0] held at the
+ * point point[1] of link link[1] (each in its link's frame), or, for link[1] = -1, at the point
+ * point[1] fixed in the world (world coordinates): a ball joint that closes a kinematic loop, up to
+ * three bilateral rows (problem.h), one per direction the two points can move apart in (a loop of
+ * revolute joints about parallel axes moves in a plane: two rows; src/body/tree_rows.c). */
+typedef struct {
+  int link[2];
+  double point[2][3];
+} sg_closure;
+
 typedef struct sg_tree {
   int refs;           /* shared by reference among a rank's scenes (sg_tree_ref / sg_tree_release) */
   int64_t body;       /* global id of the scene body that is this tree */
@@ -69,6 +82,8 @@ typedef struct sg_tree {
   sg_link *link;
   int n_geoms;        /* 0 to SG_TREE_MAX_GEOMS collision geoms of the links (model) */
   sg_link_geom *geom;
+  int n_closures;     /* 0 to SG_TREE_MAX_CLOSURES loop closures (model) */
+  sg_closure *closure;
   double *q, *v;      /* state: nq coordinates, nv velocities (SI) */
 } sg_tree;
 
@@ -136,9 +151,17 @@ int sg_tree_links_joined(const sg_tree *t, int a, int b);
  * first link's origin and moves at most at *speed (0 and 0 without geoms). */
 void sg_tree_geom_bounds(const sg_tree *t, double *radius, double *speed);
 
-/* Joint rows (src/body/tree_rows.c): body i's tree's joint limits as hard rows (paper 002 (3)) and
- * PD control as soft rows (4), appended to p on its subsystem sub, in units u (tree.c), for a step
- * of dt with the contacts' penetration rate erp; *added: how many. */
+/* Loop closures (src/body/tree_closures.c). Append one (checked by sg_tree_finish). */
+sg_err sg_tree_add_closure(sg_tree *t, const sg_closure *c);
+/* Closure c names two different links of the tree (or a link and the world) and finite points. */
+sg_err sg_tree_check_closure(const sg_tree *t, int c, const char *where);
+/* Closure c's two points in the world at the kinematics k. */
+void sg_tree_closure_points(const sg_tree *t, const sg_tree_kin *k, int c, double xa[3], double xb[3]);
+
+/* Joint rows (src/body/tree_rows.c): body i's tree's joint limits as hard rows (paper 002 (3)),
+ * PD control as soft rows (4) and loop closures as bilateral rows, appended to p on its subsystem
+ * sub, in units u (tree.c), for a step of dt with the contacts' penetration rate erp (which also
+ * removes a closure's drift); *added: how many. */
 sg_err sg_tree_add_joint_rows(const sg_scene *s, int i, int sub, double dt, double erp, const sg_units *u, sg_problem *p,
                               int *added);
 

@@ -116,6 +116,7 @@ static sg_err check_geom(const sg_tree *t, int g, const char *where) {
 sg_err sg_tree_finish(sg_tree *t, const char *where) {
   int nq = 0, nv = 0;
   for (int g = 0; g < t->n_geoms; ++g) SG_CHECK(check_geom(t, g, where));
+  for (int c = 0; c < t->n_closures; ++c) SG_CHECK(sg_tree_check_closure(t, c, where));
   for (int l = 0; l < t->n_links; ++l) {
     SG_CHECK(check_link(t, l, where));
     t->link[l].q_off = nq;
@@ -148,6 +149,7 @@ void sg_tree_release(sg_tree **pt) {
   if (!t || --t->refs > 0) return;
   free(t->link);
   free(t->geom);
+  free(t->closure);
   free(t->q);
   free(t->v);
   free(t);

@@ -121,3 +121,41 @@ sg_err spd6_inverse(const double *A, double *Ainv) {
     for (int k = i + 1; k < 6; ++k) Ainv[i * 6 + k] = Ainv[k * 6 + i] = 0.5 * (Ainv[i * 6 + k] + Ainv[k * 6 + i]);
   return SG_OK;
 }
+
+/* One Jacobi rotation in the (p, r) plane that zeroes a[p][r] (Golub and Van Loan, Sec. 8.5.2). */
+static void jacobi_rotate(double a[3][3], double Q[9], int p, int r) {
+  if (a[p][r] == 0) return;
+  const double tau = (a[r][r] - a[p][p]) / (2 * a[p][r]);
+  const double t = (tau >= 0 ? 1.0 : -1.0) / (fabs(tau) + sqrt(1 + tau * tau)), c = 1 / sqrt(1 + t * t), s = t * c;
+  for (int k = 0; k < 3; ++k) { /* A J */
+    const double akp = a[k][p], akr = a[k][r];
+    a[k][p] = c * akp - s * akr;
+    a[k][r] = s * akp + c * akr;
+  }
+  for (int k = 0; k < 3; ++k) { /* J^T (A J) */
+    const double apk = a[p][k], ark = a[r][k];
+    a[p][k] = c * apk - s * ark;
+    a[r][k] = s * apk + c * ark;
+  }
+  for (int k = 0; k < 3; ++k) { /* Q J */
+    const double qp = Q[3 * k + p], qr = Q[3 * k + r];
+    Q[3 * k + p] = c * qp - s * qr;
+    Q[3 * k + r] = s * qp + c * qr;
+  }
+}
+
+void m3_sym_eigen(const double *A, double w[3], double Q[9]) {
+  double a[3][3];
+  for (int i = 0; i < 9; ++i) {
+    a[i / 3][i % 3] = A[i];
+    Q[i] = i % 4 == 0 ? 1.0 : 0.0;
+  }
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    const double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]), diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
+    if (!(off > 1e-18 * diag)) break;
+    jacobi_rotate(a, Q, 0, 1);
+    jacobi_rotate(a, Q, 0, 2);
+    jacobi_rotate(a, Q, 1, 2);
+  }
+  for (int k = 0; k < 3; ++k) w[k] = a[k][k];
+}

@@ -107,8 +107,9 @@ static uint64_t region_hash(uint64_t h, const sg_region *r) {
   return fnv_f64s(h, r->size.fraction, SG_SIZE_CLASSES);
 }
 
-/* A tree's model: its body, links (joints, inertias, limits, gains) and geoms. Trees are the same on
- * every rank (tree.h), so they are hashed in order, not summed over ranks. */
+/* A tree's model: its body, links (joints, inertias, limits, gains), geoms and loop closures (only
+ * when it has some: the hash of a tree without is what it was before closures existed). Trees are the
+ * same on every rank (tree.h), so they are hashed in order, not summed over ranks. */
 static uint64_t tree_model_hash(uint64_t h, const sg_tree *t) {
   h = fnv_i64(h, t->body);
   h = fnv_i32(h, t->n_links);
@@ -133,6 +134,12 @@ static uint64_t tree_model_hash(uint64_t h, const sg_tree *t) {
     h = fnv_f64s(h, e->size, 3);
     h = fnv_f64s(h, e->pos, 3);
     h = fnv_f64s(h, e->quat, 4);
+  }
+  if (t->n_closures) h = fnv_i32(h, t->n_closures);
+  for (int c = 0; c < t->n_closures; ++c) {
+    h = fnv_i32(h, t->closure[c].link[0]);
+    h = fnv_i32(h, t->closure[c].link[1]);
+    h = fnv_f64s(h, &t->closure[c].point[0][0], 6);
   }
   return h;
 }

@@ -132,7 +132,7 @@ sg_err sg_fclib_write_problem(const char *path, const sg_problem *p, const char 
   for (int i = 0; i < p->n_con; ++i)
     if (p->kind[i] != SG_CON_CONTACT)
       return sg_error_set(SG_ERR_ARG, "cannot write %s: constraint %d is a %s row, and FCLIB holds contacts only", path, i,
-                          p->kind[i] == SG_CON_HARD ? "hard" : "soft");
+                          sg_con_kind_name(p->kind[i]));
   if (p->n_con == 0)
     return sg_error_set(SG_ERR_ARG, "cannot write %s: the problem has no contact (an FCLIB problem needs at least one)", path);
   size_t len = strlen(path) + 32;

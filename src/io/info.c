@@ -25,9 +25,14 @@ static void print_scene(FILE *out, const sg_scene *s) {
   if (kinematic) fprintf(out, " (%d of them kinematic, %d motions)", kinematic, s->n_motions);
   fprintf(out, "\n");
   if (s->n_trees) { /* kinematic trees (tree.h): each one of the bodies above */
-    int links = 0, dof = 0, geoms = 0;
-    for (int k = 0; k < s->n_trees; ++k) links += s->trees[k]->n_links, dof += s->trees[k]->nv, geoms += s->trees[k]->n_geoms;
-    fprintf(out, "  trees: %d (%d links, %d degrees of freedom, %d link geoms)\n", s->n_trees, links, dof, geoms);
+    int links = 0, dof = 0, geoms = 0, closures = 0;
+    for (int k = 0; k < s->n_trees; ++k) {
+      const sg_tree *t = s->trees[k];
+      links += t->n_links, dof += t->nv, geoms += t->n_geoms, closures += t->n_closures;
+    }
+    fprintf(out, "  trees: %d (%d links, %d degrees of freedom, %d link geoms", s->n_trees, links, dof, geoms);
+    if (closures) fprintf(out, ", %d loop closure%s", closures, closures > 1 ? "s" : "");
+    fprintf(out, ")\n");
   }
   fprintf(out, "  materials: %d\n", s->n_materials);
   fprintf(out, "  gravity: (%g, %g, %g)\n", s->gravity[0], s->gravity[1], s->gravity[2]);

@@ -278,6 +278,18 @@ sg_err sg_tree_geoms_read(hid_t loc, const char *prefix, const char *file, hid_t
 sg_err sg_tree_geoms_add(const sg_tree_geom_columns *c, long long tree, long long first, struct sg_tree *t);
 void sg_tree_geom_columns_free(sg_tree_geom_columns *c);
 sg_err sg_tree_geoms_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
+/* The trees' loop closures (src/io/tree_closure_io.c), the same way: /trees/closure_count and the
+ * per-closure columns closure_link and closure_point. */
+typedef struct {
+  int *count;
+  void *col[2];
+  long long n;
+} sg_tree_closure_columns;
+sg_err sg_tree_closures_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, long long n_trees,
+                             sg_tree_closure_columns *c);
+sg_err sg_tree_closures_add(const sg_tree_closure_columns *c, long long tree, long long first, struct sg_tree *t);
+void sg_tree_closure_columns_free(sg_tree_closure_columns *c);
+sg_err sg_tree_closures_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);
 /* The optional /regions group (region_io.c): read after the bodies, written beside them. */
 sg_err sg_regions_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl, sg_scene *s);
 sg_err sg_regions_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, hid_t dxpl);

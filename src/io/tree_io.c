@@ -144,10 +144,13 @@ sg_err sg_trees_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl
   tree_columns c;
   memset(&c, 0, sizeof c);
   sg_tree_geom_columns gc;
+  sg_tree_closure_columns cc;
+  memset(&gc, 0, sizeof gc);
+  memset(&cc, 0, sizeof cc);
   sg_err err = read_columns(loc, prefix, file, dxpl, &c);
   if (!err) err = sg_tree_geoms_read(loc, prefix, file, dxpl, c.n_trees, &gc);
-  else memset(&gc, 0, sizeof gc);
-  long long row = 0, geom_row = 0;
+  if (!err) err = sg_tree_closures_read(loc, prefix, file, dxpl, c.n_trees, &cc);
+  long long row = 0, geom_row = 0, closure_row = 0;
   for (long long k = 0; k < c.n_trees && !err; ++k) {
     sg_tree *t = NULL;
     double g = c.body[k];
@@ -156,16 +159,19 @@ sg_err sg_trees_read(hid_t loc, const char *prefix, const char *file, hid_t dxpl
     if (!err) err = sg_tree_create(c.count[k], (int64_t)g, &t);
     for (int l = 0; l < c.count[k] && !err; ++l) fill_link(&t->link[l], &c, row + l);
     if (!err) err = sg_tree_geoms_add(&gc, k, geom_row, t);
+    if (!err) err = sg_tree_closures_add(&cc, k, closure_row, t);
     if (!err) err = sg_tree_finish(t, file);
     if (!err && (err = sg_scene_add_tree(s, t))) sg_error_append(" (%s)", file);
     sg_tree_release(&t);
     row += c.count[k];
     geom_row += gc.count ? gc.count[k] : 0;
+    closure_row += cc.count ? cc.count[k] : 0;
   }
   if (!err) err = read_state(loc, prefix, file, dxpl, s, &c);
   if (!err) err = check_bodies(s, file);
   columns_free(&c);
   sg_tree_geom_columns_free(&gc);
+  sg_tree_closure_columns_free(&cc);
   return err;
 }
 
@@ -261,5 +267,6 @@ sg_err sg_trees_write(MPI_Comm comm, hid_t loc, const char *file, const sg_scene
   if (!err) err = write_control(comm, loc, file, s, L, x, rank, dxpl);
   free(x);
   if (!err) err = sg_tree_geoms_write(comm, loc, file, s, dxpl);
+  if (!err) err = sg_tree_closures_write(comm, loc, file, s, dxpl);
   return err;
 }

@@ -46,6 +46,8 @@ double sg_metric_law_sq(const sg_problem *p, int i, const double *lambda, const 
       double r = li[0] - (t > 0 ? t : 0);
       return r * r;
     }
+    case SG_CON_BILATERAL: /* T the identity: ||J vhat + e|| */
+      return (ji[0] + ei[0]) * (ji[0] + ei[0]);
     case SG_CON_SOFT: {
       double t = -(p->damp[i] * (ji[0] - li[0]) + p->stiff[i] * ei[0]) / (p->damp[i] + 1.0);
       return (li[0] - t) * (li[0] - t);

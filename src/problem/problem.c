@@ -106,7 +106,7 @@ static sg_err grow_rows_pairs(sg_problem *p, int i, int rows, int n_pairs, int c
 sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, double mu, double stiff,
                                  double damp, int n_pairs, const int *subs, const double *const *Js,
                                  int *index) {
-  if (kind < SG_CON_HARD || kind > SG_CON_CONTACT) return sg_error_set(SG_ERR_ARG, "unknown constraint kind %d", kind);
+  if (kind < SG_CON_HARD || kind > SG_CON_BILATERAL) return sg_error_set(SG_ERR_ARG, "unknown constraint kind %d", kind);
   if (n_pairs < 1) return sg_error_set(SG_ERR_ARG, "constraint touching no subsystem");
   int i = p->n_con, rows = sg_con_rows(kind);
   SG_CHECK(grow_con(p, i + 1));

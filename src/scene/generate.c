@@ -16,6 +16,7 @@ static const sg_scenario g_scenarios[] = {
   {"collapse", "a column of spheres released on a plane by lifting its tube", sg_generate_collapse},
   {"chute", "spheres flowing down a rough incline, periodic along and across the flow", sg_generate_chute},
   {"chain", "an n-link pendulum hanging from a fixed point (a kinematic tree)", sg_generate_chain},
+  {"linkage", "a parallelogram four-bar linkage swinging from two pivots (a kinematic tree with a loop closure)", sg_generate_linkage},
   {"quadruped", "18-velocity four-legged robots standing on the ground (or a bed of spheres) under PD control (kinematic trees)", sg_generate_quadruped},
   {"arm", "a 7-velocity arm holding a level tray under PD control, spheres on the tray (a kinematic tree)", sg_generate_arm},
 };

@@ -209,6 +209,10 @@ static void con_operator(const sg_problem *p, int i, double beta, const double *
       lam[0] = ls[0] > 0 ? ls[0] : 0.0;
       if (D) D[0] = ls[0] > 0 ? 1.0 : 0.0;
       break;
+    case SG_CON_BILATERAL: /* (14) with the projection onto R, the identity */
+      lam[0] = ls[0];
+      if (D) D[0] = 1.0;
+      break;
     case SG_CON_SOFT: { /* (15), linear in lstar */
       double bd = p->damp[i], w = bd / (bd + beta);
       lam[0] = w * ls[0] + beta * (bd - p->stiff[i]) * e[0] / (bd + beta);

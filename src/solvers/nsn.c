@@ -35,6 +35,7 @@
  *                      -nsn_w_decay 0 gives the plain lagged W of (37). Lagged mode only (the exact Jacobian does
  *                      not need it: the incline slides with 1 Newton step per time step);
  *   soft row:          phi = c_s (J v) + lambda + k e (the compliant bilateral row (7)-(8): E = 1 / c_s);
+ *   bilateral row:     phi = c (the rigid limit c_s -> 0 of the row above, divided by c_s: alpha = 1, C = 0);
  *   inactive friction (mu lambda_n <= 0, (106) "otherwise"): the rows are taken out of the coupling
  *                      (paper Sec. 6.1: zeroed rows, identity block) with phi = r lambda_t, so that the
  *                      Newton step is dlambda_t = -lambda_t.
@@ -444,6 +445,9 @@ static void residuals(const nsn *d, const sg_problem *p, MPI_Comm comm, double *
       case SG_CON_HARD:
         res = fabs(fmin(c[0], r[0] * l[0]));
         break;
+      case SG_CON_BILATERAL:
+        res = fabs(c[0]);
+        break;
       default: {
         res = fabs(fmin(c[0], r[0] * l[0]));
         double rad = r[1] * p->mu[i] * fmax(l[0], 0.0), z[2] = {r[1] * l[1] - c[1], r[1] * l[2] - c[2]};
@@ -487,6 +491,9 @@ static void linearize(nsn *d, const sg_problem *p) {
         }
         break;
       }
+      case SG_CON_BILATERAL: /* phi = c: alpha = 1, beta = 0 */
+        d->act[k] = 1; d->Cd[k] = 0; d->phis[k] = c[0];
+        break;
       default: /* hard, and the normal row of a contact: FB (93)-(95) */
         phi = sg_fb(c[0], l[0], r[0], &alpha, &beta);
         if (alpha >= NSN_ALPHA_MIN) {

@@ -216,6 +216,9 @@ static double sweep(const pgs *d, const sg_problem *p, double *v, double *lambda
         delta[0] = ln - li[0];
         break;
       }
+      case SG_CON_BILATERAL: /* u = J v + e driven to 0, lambda unbounded */
+        delta[0] = -u[0] / W[0];
+        break;
       case SG_CON_SOFT: { /* (1 + c W) lambda = -k e - c (J v - W lambda_old), J v = u - e */
         double jv = u[0] - p->e[p->con_row[i]], c = p->damp[i];
         double ln = (-p->stiff[i] * p->e[p->con_row[i]] - c * (jv - W[0] * li[0])) / (1.0 + c * W[0]);

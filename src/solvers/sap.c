@@ -26,7 +26,8 @@
  * -sap_dissipation tau_d (0), -sap_dt (the time step these refer to: default the -dt option).
  *
  * Other constraint kinds. Hard rows: the frictionless one-row contact, gamma = max(0, y) in the R
- * norm (a scalar), with R = Rn as above. Soft rows, lambda = -k e - c J v, are linear: they enter the
+ * norm (a scalar), with R = Rn as above; bilateral rows the same with gamma = y (the regularized
+ * equality, whose R also keeps a redundant set of closure rows solvable). Soft rows, lambda = -k e - c J v, are linear: they enter the
  * cost as the quadratic k e (J v) + c/2 (J v)^2 (the potential of (4)), gradient -J^T lambda,
  * constant Hessian G = c.
  *
@@ -174,6 +175,13 @@ int sg_sap_hard(double R, double vhat, double vc, double *gamma, double *G, doub
   if (G) *G = on ? 1.0 / R : 0.0;
   if (cost) *cost = 0.5 * R * *gamma * *gamma;
   return on ? SG_SAP_STICK : SG_SAP_NONE;
+}
+
+int sg_sap_bilateral(double R, double vhat, double vc, double *gamma, double *G, double *cost) {
+  *gamma = (vhat - vc) / R;
+  if (G) *G = 1.0 / R;
+  if (cost) *cost = 0.5 * R * *gamma * *gamma;
+  return SG_SAP_STICK;
 }
 
 /* ---------------------------------------------------------------- solver object */
@@ -373,6 +381,9 @@ static double eval_constraints(const sap *d, const sg_problem *p, const double *
       case SG_CON_HARD:
         sg_sap_hard(d->Rn[i], d->vhat[i], vc[r0], gam + r0, Gi, &cost);
         break;
+      case SG_CON_BILATERAL:
+        sg_sap_bilateral(d->Rn[i], d->vhat[i], vc[r0], gam + r0, Gi, &cost);
+        break;
       default: { /* soft (4): lambda = -k e - c J v, potential k e (J v) + c/2 (J v)^2 */
         double k = p->stiff[i], c = p->damp[i], e = p->e[r0], x = vc[r0];
         gam[r0] = -k * e - c * x;
@@ -417,6 +428,9 @@ static double ls_fdf(double alpha, double *df, void *ctx) {
         break;
       case SG_CON_HARD:
         sg_sap_hard(d->Rn[i], d->vhat[i], c->vc_a[r0], g, G, NULL);
+        break;
+      case SG_CON_BILATERAL:
+        sg_sap_bilateral(d->Rn[i], d->vhat[i], c->vc_a[r0], g, G, NULL);
         break;
       default:
         g[0] = -p->stiff[i] * p->e[r0] - p->damp[i] * c->vc_a[r0];

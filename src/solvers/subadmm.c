@@ -699,7 +699,7 @@ static inline double update_compact_contact(subadmm *d, const sg_problem *p, int
   return dp;
 }
 
-/* Pass 3 for any other constraint: lambda_i by (36) hard, (37) soft or (38) contact (strict, or
+/* Pass 3 for any other constraint: lambda_i by (36) hard or bilateral, (37) soft or (38) contact (strict, or
  * Euclidean with the De Saxce term), z_ij (35), and the owners' J^T sums. Returns the largest
  * squared ||J_ij vhat_j - z_ij|| of its pairs. */
 static double update_constraint(subadmm *d, const sg_problem *p, int i, double *lambda, double beta, double inv_beta) {
@@ -713,6 +713,9 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
   switch (p->kind[i]) {
     case SG_CON_HARD: /* (36) */
       ln[0] = max2(0.0, -(sum_y[0] + beta * e[0]) * inv_nz);
+      break;
+    case SG_CON_BILATERAL: /* (36) with the projection onto R, the identity */
+      ln[0] = -(sum_y[0] + beta * e[0]) * inv_nz;
       break;
     case SG_CON_SOFT: /* (37) */
       ln[0] = -(p->damp[i] * sum_y[0] + beta * p->stiff[i] * e[0]) / (p->damp[i] * nz + beta);

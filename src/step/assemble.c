@@ -15,8 +15,8 @@ static void mark_keepers(sg_stepper *st) {
   }
 }
 
-/* Joint limits (hard rows, paper 002 (3)) and PD control (soft rows, (4)) of the trees this rank
- * owns, after the contacts, each row on its tree's subsystem alone. The gather adapter numbers the
+/* Joint limits (hard rows, paper 002 (3)), PD control (soft rows, (4)) and loop closures
+ * (bilateral rows) of the trees this rank owns, after the contacts, each row on its tree's subsystem alone. The gather adapter numbers the
  * constraints by contact, so a whole-problem solver on several ranks cannot take them yet. */
 static sg_err add_joint_rows(sg_stepper *st) {
   int total = 0;
@@ -27,7 +27,7 @@ static sg_err add_joint_rows(sg_stepper *st) {
     total += added;
   }
   if (total && st->size > 1 && st->solver->ops->layout == SG_SOLVER_WHOLE)
-    return sg_error_set(SG_ERR_ARG, "joint limits and PD control need a solver that works on each rank's part (subadmm, canal, "
+    return sg_error_set(SG_ERR_ARG, "joint limits, PD control and loop closures need a solver that works on each rank's part (subadmm, canal, "
                         "sap, nsn) on several ranks, not %s", st->solver->ops->name);
   return SG_OK;
 }

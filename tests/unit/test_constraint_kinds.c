@@ -1,4 +1,4 @@
-/* Every solver (subadmm, pgs, canal) on the hard (3)/(36), soft (4)/(37) and contact (5) kinds, with analytic solutions
+/* Every solver (subadmm, pgs, canal, nsn) on the hard (3)/(36), soft (4)/(37) and contact (5) kinds, with analytic solutions
  * (1-DOF subsystems, A = m, so vhat = (b + J^T lambda)/m):
  *  - soft spring-damper on one body: lambda = -k e - c J v and m v = b + lambda give
  *    v = (b - k e)/(m + c), lambda = -k e - c v (to 1e-9 relative, tolerance 1e-12);
@@ -6,6 +6,9 @@
  *    v1 - v2 = (b1/m1 - b2/m2 - k e (1/m1 + 1/m2)) / (1 + c (1/m1 + 1/m2));
  *  - hard inequality v + e >= 0 active (b = -5, e = 1: v = -1, lambda = m (-1) - b) and inactive
  *    (b = +5: lambda = 0, v = b/m), and a hard row between two bodies.
+ *  - bilateral v + e = 0 (a loop closure) pulling as well as pushing (b = +5: lambda = -m e - b < 0,
+ *    where a hard row would let go), between two bodies, and the same row given twice (redundant
+ *    rows: v is unique, only the sum of the two multipliers is).
  *  - a 3-DOF point contact (A = m I, J = I) sticking and sliding, with closed-form impulses, and the
  *    same point with unequal tangential masses (W_tt no multiple of I), where the paper-002 residual
  *    must vanish (a Euclidean projection of a block step would leave it non-zero).
@@ -87,6 +90,55 @@ static void run_cases(const char *solver) {
     CHECK_NEAR(lam, 1.75, 1e-9);
     sg_problem_destroy(&p);
   }
+  for (int pull = 0; pull < 2; ++pull) { /* bilateral, one body: v = -e whatever b */
+    sg_problem p = {0};
+    double m = 2.0, b = pull ? 5.0 : -5.0, e = 1.0, v, lam, res;
+    CHECK_OK(sg_problem_add_subsystem(&p, 1, &m, &b, 0, NULL));
+    int sub = 0;
+    const double *J[1] = {&one};
+    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_BILATERAL, &e, 0, 0, 0, 1, &sub, J, NULL));
+    solve(solver, &p, &v, &lam, 1, 1);
+    printf("%s bilateral (%s): v %.12g (exact %.12g), lambda %.12g (exact %.12g)\n", solver, pull ? "pulling" : "pushing", v, -e,
+           lam, -m * e - b);
+    CHECK_NEAR(v, -e, 1e-9);
+    CHECK_NEAR(lam, -m * e - b, 1e-9);
+    CHECK_OK(sg_contact_residual(&p, &lam, &res));
+    CHECK(res < 1e-9);
+    double off = lam + 0.1;
+    CHECK_OK(sg_contact_residual(&p, &off, &res));
+    CHECK(res > 1e-3);
+    sg_problem_destroy(&p);
+  }
+  { /* bilateral between two bodies moving apart: v1 - v2 + e = 0 holds them */
+    sg_problem p = {0};
+    double m[2] = {1.0, 3.0}, b[2] = {2.0, -1.0}, e = 0.5, v[2], lam;
+    for (int j = 0; j < 2; ++j) CHECK_OK(sg_problem_add_subsystem(&p, 1, &m[j], &b[j], j, NULL));
+    int subs[2] = {0, 1};
+    const double *J[2] = {&one, &minus};
+    CHECK_OK(sg_problem_add_constraint(&p, SG_CON_BILATERAL, &e, 0, 0, 0, 2, subs, J, NULL));
+    solve(solver, &p, v, &lam, 2, 1);
+    /* m1 v1 = b1 + lambda, m2 v2 = b2 - lambda, v1 - v2 = -e */
+    double l_exact = (-e - b[0] / m[0] + b[1] / m[1]) / (1 / m[0] + 1 / m[1]);
+    printf("%s bilateral pair: v1 - v2 %.12g, lambda %.12g (exact %.12g)\n", solver, v[0] - v[1], lam, l_exact);
+    CHECK_NEAR(v[0] - v[1], -e, 1e-9);
+    CHECK_NEAR(lam, l_exact, 1e-9);
+    sg_problem_destroy(&p);
+  }
+  { /* the same bilateral row twice: redundant, v = -e, lambda_1 + lambda_2 = -m e - b */
+    sg_problem p = {0};
+    double m = 2.0, b = 5.0, e = 1.0, v, lam[2], res;
+    CHECK_OK(sg_problem_add_subsystem(&p, 1, &m, &b, 0, NULL));
+    int sub = 0;
+    const double *J[1] = {&one};
+    for (int k = 0; k < 2; ++k) CHECK_OK(sg_problem_add_constraint(&p, SG_CON_BILATERAL, &e, 0, 0, 0, 1, &sub, J, NULL));
+    solve(solver, &p, &v, lam, 1, 2);
+    printf("%s redundant bilateral rows: v %.12g, lambda %.12g + %.12g (sum exact %.12g)\n", solver, v, lam[0], lam[1], -m * e - b);
+    CHECK_NEAR(v, -e, 1e-9);
+    CHECK_NEAR(lam[0] + lam[1], -m * e - b, 1e-9);
+    CHECK_OK(sg_contact_residual(&p, lam, &res));
+    CHECK(res < 1e-9);
+    sg_problem_destroy(&p);
+  }
   /* a point mass on a contact, A = m I, J = I: lambda_n = -m e_n - b_n; stick lambda_t = -b_t when
    * |b_t| <= mu lambda_n, else lambda_t = -mu lambda_n b_t / |b_t| */
   for (int sliding = 0; sliding < 2; ++sliding) {
@@ -130,7 +182,7 @@ static void run_cases(const char *solver) {
 
 int main(int argc, char **argv) {
   sim_init(&argc, &argv);
-  const char *solvers[] = {"subadmm", "pgs", "canal"};
-  for (int k = 0; k < 3; ++k) run_cases(solvers[k]);
+  const char *solvers[] = {"subadmm", "pgs", "canal", "nsn"};
+  for (int k = 0; k < 4; ++k) run_cases(solvers[k]);
   return sim_finish();
 }
