@@ -10,7 +10,10 @@
 # line each: a parent that is not an earlier link (a missing parent, a cycle), an unknown joint
 # type, an axis that is not a unit vector, a tree naming a fixed body or no body, a non-finite mass,
 # a limit with lower > upper, a non-finite gain, limits on a spherical joint, a geom on a link the
-# tree lacks, a geom of a shape a link cannot carry (a plane), a geom of negative size.
+# tree lacks, a geom of a shape a link cannot carry (a plane), a geom of negative size, a loop closure
+# on a link the tree lacks, one joining a link to itself, one with a point that is not finite.
+# The fifth tree's two branches are joined by a loop closure (bilateral rows), so that the
+# comparisons above cover closures too.
 # Arguments: signorini binary, scratch dir. Env: SG_MPIEXEC.
 set -u
 bin=$1; dir=$2; mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
@@ -74,6 +77,13 @@ def write(path, mutate=None):
     limit[0] = [-0.3, 0.3]; limit[5] = [-0.2, 0.4]; pd[1] = [40.0, 4.0, 0.5]; pd[10] = [20.0, 2.0, -0.3]
     cols['limit'], cols['pd'] = limit, pd
     cols.update(gcols)
+    # the fifth tree: link 2 (0.6 m down link 0, turned 0.3 more) and link 3 (0.3 m down link 0,
+    # turned 0.3 more) are two branches; link 2's bob held at the point of link 3 where it starts,
+    # R_y(-0.3) (0, 0, -0.3) + (0, 0, -0.3) in link 3's frame (a turn a about y takes (0, 0, -L) to
+    # (-L sin a, 0, -L cos a)): a loop of three revolute joints about y, one velocity left
+    cols['closure_count'] = np.array([0, 0, 0, 0, 1, 0, 0], np.int32)
+    cols['closure_link'] = np.array([[2, 3]], np.int32)
+    cols['closure_point'] = np.array([[0.0, 0.0, -0.3, 0.3 * np.sin(0.3), 0.0, -0.3 - 0.3 * np.cos(0.3)]])
     if mutate: mutate(cols, fixed)
     n = len(shape)
     with h5py.File(path, 'w') as f:
@@ -98,7 +108,9 @@ bad = {'missing_parent': setp('parent', 1, 7), 'cycle': setp('parent', 0, 1), 'j
        'axis': setp('axis', 0, [0.0, 2.0, 0.0]), 'mass': setp('mass', 3, float('nan')),
        'no_body': setp('body', 2, 999), 'limit_order': setp('limit', 1, [0.5, -0.5]),
        'gain': setp('pd', 1, [float('inf'), 1.0, 0.0]), 'limit_spherical': setp('limit', 2, [-1.0, 1.0]), 'fixed_body': lambda c, fixed: fixed.__setitem__(int(c['body'][0]), 1),
-       'geom_link': setp('geom_link', 1, 5), 'geom_shape': setp('geom_shape', 4, 3), 'geom_size': setp('geom_size', 0, [-0.05, 0, 0])}
+       'geom_link': setp('geom_link', 1, 5), 'geom_shape': setp('geom_shape', 4, 3), 'geom_size': setp('geom_size', 0, [-0.05, 0, 0]),
+       'closure_link': setp('closure_link', 0, [2, 5]), 'closure_self': setp('closure_link', 0, [3, 3]),
+       'closure_point': setp('closure_point', 0, [0.0, float('nan'), 0, 0, 0, 0])}
 for name, m in bad.items(): write('bad_%s.h5' % name, m)
 PY
 for n in 1 2 3 4; do
@@ -127,6 +139,19 @@ lc = a['frames/link_com'][()]
 low = lc[:, -3:, 2].min()  # the last chain's bobs: its capsules (radius 0.04) rest on the plane, not through it
 print(('ok   ' if low > 0.04 - 1e-3 else 'FAIL ') + "the last chain's bobs stay above the plane: lowest %.4f m (capsule radius 0.04)" % low)
 ok &= bool(low > 0.04 - 1e-3)
+# the closure holds at the default tolerance (the links' rows: tree 5's links are 8-11 of the 16)
+def rot(q):
+    w, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+lp, lo = a['frames/link_position'][()], a['frames/link_orientation'][()]
+p3 = np.array([0.3 * np.sin(0.3), 0.0, -0.3 - 0.3 * np.cos(0.3)])
+gap = max(np.linalg.norm(lc[k, 10] - (lp[k, 11] + rot(lo[k, 11]) @ p3)) for k in range(len(lc)))
+swept = np.linalg.norm(lc[-1, 10] - lc[0, 10])
+closed = gap < 1e-3 and swept > 0.1
+print(('ok   ' if closed else 'FAIL ') + 'the loop closure holds: largest gap %.2g m while its point moves %.2f m' % (gap, swept))
+ok &= bool(closed)
 q = a['frames/tree_q'][()]
 moved = np.abs(q[-1] - q[0]).max()
 print(('ok   ' if moved > 0.1 else 'FAIL ') + 'the trees move (max |q(end) - q(0)| = %.3g)' % moved)
