@@ -48,6 +48,13 @@ typedef struct {
    * J_{i,b} of (44) times the body Jacobian of the link; rigid-6: J_{b,j} = I, J_{i,b} of (44). */
   void (*point_jacobian)(const sg_scene *s, int i, int link, const double point[3], const double *dirs, int rows,
                          const sg_units *u, double sign, double *J);
+  /* Optional (NULL: the body's contacts take dense blocks): the compact tree pairs of problem.h, the
+   * body split of paper 002 (40)-(41). dof_motion: each unknown's motion (dof x 6: the velocity at the
+   * world origin and the angular velocity per unit of it, units u), as sg_problem_set_dof_motion
+   * takes it; point_anchor: the unknown whose chain of parents moves link `link` (-1: none, the link
+   * is welded to the world) and the lever of the world point `point` (units of length). */
+  void (*dof_motion)(const sg_scene *s, int i, const sg_units *u, double *motion);
+  int (*point_anchor)(const sg_scene *s, int i, int link, const double point[3], const sg_units *u, double lever[3]);
   /* v_k of paper 002 (2): body i's current velocity (its state) as its dof unknowns in units u:
    * what vhat starts from (the warm start of the solve). */
   void (*velocity_in_units)(const sg_scene *s, int i, const sg_units *u, double *v);

@@ -59,6 +59,15 @@ typedef struct {
    * row k of J_ij is sign [t_k^T, (r x t_k)^T] (paper 002 (44)), t_k the k-th row of the frame. */
   double *frame;    /* [n_con][9]: rows n, t1, t2 (compact contacts only) */
   double *lever;    /* [pairs][4]: r in units of length, then the sign (compact pairs only) */
+  /* Compact tree pairs (paper 002 (40)-(41), the body split): a contact on a link of a kinematic tree
+   * keeps, like a rigid pair, the frame and its lever r (the world point, units of length) and sign,
+   * and names the unknown `anchor` whose chain of parents (dof_parent) moves the link: with m_c the
+   * motion of unknown c (motion below: the velocity at the world origin, the angular velocity per
+   * unit of c, both in the problem's units), row k of J_ij is, for c on the anchor's chain,
+   * sign t_k . (m_c,lin + m_c,ang x r), and 0 elsewhere; pair_joff = -2 - anchor. */
+  int *motion_off;  /* [n_sub]: offset of subsystem j's motions into motion (-1: none); NULL while has_motion is 0 */
+  double *motion;   /* [6 per unknown of the subsystems that have them]: (lin, ang) of each unknown */
+  int has_motion, n_motion;
   /* distribution: rank owning each subsystem (NULL: all on this rank). A constraint is worked on
    * by every rank that owns one of its subsystems. */
   int *sub_owner;
@@ -74,7 +83,8 @@ typedef struct {
   sg_units units;
   double dt;
   /* capacities */
-  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j, cap_owner, cap_frame, cap_lever, cap_parent;
+  int cap_sub, cap_v, cap_a, cap_con, cap_row, cap_pair, cap_j, cap_owner, cap_frame, cap_lever, cap_parent, cap_motion_off,
+      cap_motion;
 } sg_problem;
 
 void sg_problem_reset(sg_problem *p);          /* empty, keeps memory */
@@ -93,24 +103,41 @@ static inline const int *sg_problem_dof_parents(const sg_problem *p, int j) {
   return p->has_dof_parent && p->dof_parent[p->sub_off[j]] != -2 ? p->dof_parent + p->sub_off[j] : NULL;
 }
 
+/* Give subsystem j (a tree's, with its parents set) the motions of its unknowns: motion[6k..6k+6) the
+ * (lin, ang) of unknown k as above, so that its contacts may be compact tree pairs. */
+sg_err sg_problem_set_dof_motion(sg_problem *p, int j, const double *motion);
+static inline const double *sg_problem_dof_motion(const sg_problem *p, int j) {
+  return p->has_motion && p->motion_off[j] >= 0 ? p->motion + p->motion_off[j] : NULL;
+}
+
 /* Append a constraint touching n_pairs subsystems subs[k] with Jacobian blocks Js[k]
  * (rows x dof(subs[k]), row-major). e has rows entries. stiff/damp used only for soft rows. */
 sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, double mu, double stiff,
                                  double damp, int n_pairs, const int *subs, const double *const *Js,
                                  int *index);
 
-/* Append a contact (3 rows) touching n_pairs (1 or 2) rigid-6 subsystems subs[k], in compact form: frame
- * (rows n, t1, t2), lever arms r[3k..3k+3) (units of length) and signs[k] (+1 or -1). */
+/* Append a contact (3 rows) touching n_pairs (1 or 2) subsystems subs[k], in compact form: frame
+ * (rows n, t1, t2), lever arms r[3k..3k+3) (units of length) and signs[k] (+1 or -1); anchors NULL
+ * or anchors[k] = -1: a rigid-6 subsystem, r from its centre of mass; anchors[k] >= 0: a tree's
+ * subsystem (with motions), r the world point, anchors[k] its unknown that moves the point. */
 sg_err sg_problem_add_rigid_contact(sg_problem *p, const double *e, double mu, const double *frame, int n_pairs,
-                                    const int *subs, const double *levers, const double *signs, int *index);
+                                    const int *subs, const double *levers, const double *signs, const int *anchors,
+                                    int *index);
 
-/* Largest Jacobian block of a compact pair (3 x 6). */
-#define SG_COMPACT_BLOCK 18
-static inline int sg_problem_pair_is_compact(const sg_problem *p, int q) { return p->pair_joff[q] < 0; }
+/* Largest Jacobian block a compact pair expands to (3 x the widest tree, 64 unknowns). */
+#define SG_COMPACT_BLOCK 192
+/* Pair q is a rigid-6 compact pair / a compact tree pair (its anchor, else -1) / a dense block in J. */
+static inline int sg_problem_pair_is_compact(const sg_problem *p, int q) { return p->pair_joff[q] == -1; }
+static inline int sg_problem_pair_anchor(const sg_problem *p, int q) { return p->pair_joff[q] <= -2 ? -2 - p->pair_joff[q] : -1; }
+static inline int sg_problem_pair_is_dense(const sg_problem *p, int q) { return p->pair_joff[q] >= 0; }
 /* J_ij of pair q of constraint i (rows x dof, row-major): a pointer into J, or the compact pair's
  * block expanded into buf (SG_COMPACT_BLOCK entries), bit for bit what a dense block of the same
  * contact holds. */
 const double *sg_problem_pair_block(const sg_problem *p, int i, int q, double *buf);
+/* A compact tree pair's J_ij v_j (out: 3 rows; v the whole problem's) and acc_j += J_ij^T f (acc laid
+ * out as v), along the anchor's chain of unknowns: O(chain), not O(dof) (paper 002 (40)-(41)). */
+void sg_problem_tree_jv(const sg_problem *p, int i, int q, const double *v, double *out);
+void sg_problem_tree_jt_add(const sg_problem *p, int i, int q, const double *f, double *acc);
 /* The dense block of a compact pair from its frame, lever arm and sign (out: 3 x 6). */
 void sg_compact_block(const double *frame, const double *lever, double *out);
 

@@ -78,6 +78,35 @@ static void point_jacobian(const sg_scene *s, int i, int link, const double poin
           sign * (dirs[3 * r] * J3[c] + dirs[3 * r + 1] * J3[nv + c] + dirs[3 * r + 2] * J3[2 * nv + c]) * D[c] / V;
 }
 
+/* Unknown k's motion: the columns of S (tree.h: angular, then linear at the origin) as (linear,
+ * angular) per problem unit of k, D_k / V, the angular one times the unit of length (paper 002 (44):
+ * a point's velocity is lin + ang x r with r in units of length). */
+static void dof_motion(const sg_scene *s, int i, const sg_units *u, double *motion) {
+  const sg_tree *t = tree_of(s, i);
+  sg_tree_kin k;
+  double D[SG_TREE_MAX_DOF];
+  sg_tree_kinematics(t, t->q, &k);
+  unit_scales(t, u, D);
+  const double V = sg_units_velocity(u);
+  for (int c = 0; c < t->nv; ++c)
+    for (int r = 0; r < 3; ++r) {
+      motion[6 * c + r] = k.S[c][3 + r] * D[c] / V;
+      motion[6 * c + 3 + r] = k.S[c][r] * D[c] * u->length / V;
+    }
+}
+
+/* The last unknown of the link or of its nearest ancestor that has any (dof_parents: its chain
+ * holds every joint between the link and the world). */
+static int point_anchor(const sg_scene *s, int i, int link, const double point[3], const sg_units *u, double lever[3]) {
+  const sg_tree *t = tree_of(s, i);
+  for (int r = 0; r < 3; ++r) lever[r] = point[r] / u->length;
+  for (int l = link; l >= 0; l = t->link[l].parent) {
+    const int nv = sg_joint_nv(t->link[l].type);
+    if (nv > 0) return t->link[l].v_off + nv - 1;
+  }
+  return -1;
+}
+
 static void velocity_in_units(const sg_scene *s, int i, const sg_units *u, double *v) {
   const sg_tree *t = tree_of(s, i);
   double D[SG_TREE_MAX_DOF];
@@ -174,6 +203,8 @@ const sg_body_kind_ops sg_body_tree_ops = {
     .subsystem = subsystem,
     .dof_parents = dof_parents,
     .point_jacobian = point_jacobian,
+    .dof_motion = dof_motion,
+    .point_anchor = point_anchor,
     .velocity_in_units = velocity_in_units,
     .velocity_to_si = velocity_to_si,
     .integrate = integrate,

@@ -52,7 +52,7 @@ sg_units sg_rigid_units(MPI_Comm comm, const sg_scene *s, double dt) {
 
 /* Room for the widest held body's A (dof x dof), b and sparsity, and a contact's two Jacobian blocks. */
 typedef struct {
-  double *A, *b, *J[2];
+  double *A, *b, *J[2], *motion;
   double *mem;
   int *parent;
 } scratch;
@@ -61,7 +61,7 @@ static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
   size_t d = 1;
   for (int i = 0; i < s->n; ++i)
     if (!s->fixed[i] && (size_t)sg_body_dof(s, i) > d) d = (size_t)sg_body_dof(s, i);
-  w->mem = sg_calloc(d * d + 7 * d, sizeof *w->mem, "assembly blocks");
+  w->mem = sg_calloc(d * d + 13 * d, sizeof *w->mem, "assembly blocks");
   w->parent = sg_calloc(d, sizeof *w->parent, "assembly sparsity");
   if (!w->mem || !w->parent) {
     free(w->mem);
@@ -72,6 +72,7 @@ static sg_err scratch_alloc(const sg_scene *s, scratch *w) {
   w->b = w->A + d * d;
   w->J[0] = w->b + d;
   w->J[1] = w->J[0] + 3 * d;
+  w->motion = w->J[1] + 3 * d;
   return SG_OK;
 }
 
@@ -84,7 +85,10 @@ static sg_err add_body(const sg_scene *s, int i, const sg_step_params *prm, cons
   SG_CHECK(sg_problem_add_subsystem(p, kind->dof(s, i), w->A, w->b, s->gid[i], sub));
   if (!kind->dof_parents) return SG_OK;
   kind->dof_parents(s, i, w->parent);
-  return sg_problem_set_dof_parents(p, *sub, w->parent);
+  SG_CHECK(sg_problem_set_dof_parents(p, *sub, w->parent));
+  if (!kind->dof_motion || prm->dense_jacobians) return SG_OK;
+  kind->dof_motion(s, i, u, w->motion);
+  return sg_problem_set_dof_motion(p, *sub, w->motion);
 }
 
 /* Velocity (SI) of the material point x of link `link` of body i at the start of the step: a rigid
@@ -178,37 +182,56 @@ static sg_err add_dense_contact(const sg_scene *s, const sg_contact *ct, const s
   return sg_problem_add_constraint(p, SG_CON_CONTACT, e, sg_scene_friction(s, ct->a, ct->b), 0, 0, np, subs, Js, NULL);
 }
 
-/* The same contact between rigid-6 bodies in compact form (problem.h): the frame, and per moving
- * body its lever arm and sign, from which J_ij is sign [t_k^T, (r x t_k)^T] (paper 002 (44)). */
-static sg_err add_rigid_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
-                                sg_problem *p, const int *sub_of_body, const double *frame) {
+/* The same contact in compact form (problem.h): the frame, and per moving body its lever arm and
+ * sign, from which J_ij is sign [t_k^T, (r x t_k)^T] (paper 002 (44)) for a rigid-6 body (r from its
+ * centre of mass), and the same row J_{i,b} times the tree's motions on the anchor's chain for a
+ * link of a tree (r the world point). anchors[side] from compact_anchor. */
+static sg_err add_compact_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
+                                  sg_problem *p, const int *sub_of_body, const double *frame, const int anchors[2]) {
   const int body[2] = {ct->a, ct->b};
-  int subs[2], np = 0;
+  int subs[2], pair_anchor[2], np = 0;
   double x[2][3], levers[6], signs[2];
   sg_contact_point_of(ct, 0, x[0]);
   sg_contact_point_of(ct, 1, x[1]);
   for (int side = 0; side < 2; ++side) {
     const int i = body[side];
     if (s->fixed[i]) continue;
-    sg_rigid_lever(s, i, x[side], u, levers + 3 * np);
+    pair_anchor[np] = anchors[side];
+    if (anchors[side] < 0) sg_rigid_lever(s, i, x[side], u, levers + 3 * np);
+    else sg_body_kind_of(s, i)->point_anchor(s, i, side ? ct->link_b : ct->link_a, x[side], u, levers + 3 * np);
     signs[np] = side ? -1.0 : 1.0;
     subs[np++] = sub_of_body[i];
   }
   double e[3];
   contact_error(s, ct, frame, x, prm, u, e);
-  return sg_problem_add_rigid_contact(p, e, sg_scene_friction(s, ct->a, ct->b), frame, np, subs, levers, signs, NULL);
+  return sg_problem_add_rigid_contact(p, e, sg_scene_friction(s, ct->a, ct->b), frame, np, subs, levers, signs, pair_anchor,
+                                      NULL);
 }
 
-/* Contact k: compact when its moving bodies are all rigid-6, unless dense blocks are asked for. */
+/* Can side `side` of the contact take a compact pair? 1 with *anchor -1 for a fixed or rigid-6 body,
+ * 1 with its anchor for a link of a tree that has motions and whose link moves, else 0. */
+static int compact_anchor(const sg_scene *s, const sg_contact *ct, int side, const sg_units *u, int *anchor) {
+  const int i = side ? ct->b : ct->a;
+  *anchor = -1;
+  if (s->fixed[i] || s->kind[i] == SG_BODY_RIGID6) return 1;
+  const sg_body_kind_ops *kind = sg_body_kind_of(s, i);
+  if (!kind->point_anchor || !kind->dof_motion) return 0;
+  double lever[3], x[3];
+  sg_contact_point_of(ct, side, x);
+  *anchor = kind->point_anchor(s, i, side ? ct->link_b : ct->link_a, x, u, lever);
+  return *anchor >= 0;
+}
+
+/* Contact k: compact when each moving side is a rigid-6 body or a moving link of a tree, and not two
+ * links of one tree (their rows are one block J_A - J_B), unless dense blocks are asked for. */
 static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
                           sg_problem *p, const int *sub_of_body, const scratch *w, int dense) {
   double frame[9];
   v3_copy(frame, ct->cp.normal);
   sg_contact_frame(frame, frame + 3, frame + 6);
-  int rigid = !dense;
-  if (!s->fixed[ct->a]) rigid &= s->kind[ct->a] == SG_BODY_RIGID6;
-  if (!s->fixed[ct->b]) rigid &= s->kind[ct->b] == SG_BODY_RIGID6;
-  if (rigid) return add_rigid_contact(s, ct, prm, u, p, sub_of_body, frame);
+  int anchors[2];
+  const int compact = !dense && ct->a != ct->b && compact_anchor(s, ct, 0, u, &anchors[0]) && compact_anchor(s, ct, 1, u, &anchors[1]);
+  if (compact) return add_compact_contact(s, ct, prm, u, p, sub_of_body, frame, anchors);
   return add_dense_contact(s, ct, prm, u, p, sub_of_body, w, frame);
 }
 

@@ -30,6 +30,12 @@ double sg_metric_constraint_sq(const sg_problem *p, int i, const double *lambda,
   double ji[3] = {0, 0, 0}, buf[SG_COMPACT_BLOCK];
   for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
     int j = p->pair_sub[q], d = p->sub_dof[j];
+    if (sg_problem_pair_anchor(p, q) >= 0) { /* a compact tree pair: along its chain, not a 3 x dof block */
+      double t[3];
+      sg_problem_tree_jv(p, i, q, v, t);
+      for (int r = 0; r < 3; ++r) ji[r] += t[r];
+      continue;
+    }
     const double *Jq = sg_problem_pair_block(p, i, q, buf), *vj = v + p->sub_off[j];
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < d; ++c) ji[r] += Jq[r * d + c] * vj[c];

@@ -10,6 +10,8 @@ void sg_problem_reset(sg_problem *p) {
   p->n_con = 0;
   p->has_owners = 0;
   p->has_dof_parent = 0;
+  p->has_motion = 0;
+  p->n_motion = 0;
   p->units = sg_units_si();
   p->dt = 0;
   p->n_j = 0;
@@ -23,7 +25,7 @@ void sg_problem_destroy(sg_problem *p) {
   free(p->sub_dof); free(p->sub_off); free(p->sub_aoff); free(p->A); free(p->b); free(p->sub_gid);
   free(p->kind); free(p->con_row); free(p->e); free(p->mu); free(p->stiff); free(p->damp);
   free(p->con_pair); free(p->pair_sub); free(p->pair_joff); free(p->J); free(p->sub_owner);
-  free(p->frame); free(p->lever); free(p->dof_parent);
+  free(p->frame); free(p->lever); free(p->dof_parent); free(p->motion_off); free(p->motion);
   memset(p, 0, sizeof *p);
 }
 
@@ -69,6 +71,10 @@ sg_err sg_problem_add_subsystem(sg_problem *p, int dof, const double *A, const d
   p->sub_aoff[j + 1] = aoff + dof * dof;
   p->n_sub = j + 1;
   if (index) *index = j;
+  if (p->has_motion) {
+    SG_CHECK(sg_grow((void **)&p->motion_off, &p->cap_motion_off, j + 1, sizeof(int), "problem motions"));
+    p->motion_off[j] = -1;
+  }
   if (!p->has_dof_parent) return SG_OK;
   SG_CHECK(sg_grow((void **)&p->dof_parent, &p->cap_parent, voff + dof, sizeof(int), "problem sparsity"));
   for (int k = 0; k < dof; ++k) p->dof_parent[voff + k] = -2; /* dense until given a tree's sparsity */
@@ -86,6 +92,21 @@ sg_err sg_problem_set_dof_parents(sg_problem *p, int j, const int *parent) {
     for (int k = 0; k < n; ++k) p->dof_parent[k] = -2;
   p->has_dof_parent = 1;
   memcpy(p->dof_parent + off, parent, (size_t)dof * sizeof *parent);
+  return SG_OK;
+}
+
+sg_err sg_problem_set_dof_motion(sg_problem *p, int j, const double *motion) {
+  const int dof = p->sub_dof[j];
+  if (!sg_problem_dof_parents(p, j))
+    return sg_error_set(SG_ERR_ARG, "subsystem %lld: motions need the unknowns' parents", (long long)p->sub_gid[j]);
+  SG_CHECK(sg_grow((void **)&p->motion_off, &p->cap_motion_off, p->n_sub, sizeof(int), "problem motions"));
+  if (!p->has_motion)
+    for (int k = 0; k < p->n_sub; ++k) p->motion_off[k] = -1;
+  p->has_motion = 1;
+  SG_CHECK(sg_grow((void **)&p->motion, &p->cap_motion, p->n_motion + 6 * dof, sizeof(double), "problem motions"));
+  memcpy(p->motion + p->n_motion, motion, 6 * (size_t)dof * sizeof(double));
+  p->motion_off[j] = p->n_motion;
+  p->n_motion += 6 * dof;
   return SG_OK;
 }
 
@@ -139,8 +160,19 @@ sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, doubl
   return SG_OK;
 }
 
+/* Pair k's subsystem takes a compact pair: rigid-6 (anchor -1), or a tree with motions and the anchor among its unknowns. */
+static sg_err check_compact_pair(const sg_problem *p, int i, int sub, int anchor) {
+  if (sub < 0 || sub >= p->n_sub) return sg_error_set(SG_ERR_ARG, "constraint %d: subsystem %d out of range", i, sub);
+  if (anchor < 0 && p->sub_dof[sub] != 6)
+    return sg_error_set(SG_ERR_ARG, "constraint %d: a compact rigid pair needs a rigid-6 subsystem", i);
+  if (anchor >= 0 && !(sg_problem_dof_motion(p, sub) && anchor < p->sub_dof[sub]))
+    return sg_error_set(SG_ERR_ARG, "constraint %d: a compact tree pair needs a subsystem with motions and its anchor among its unknowns", i);
+  return SG_OK;
+}
+
 sg_err sg_problem_add_rigid_contact(sg_problem *p, const double *e, double mu, const double *frame, int n_pairs,
-                                    const int *subs, const double *levers, const double *signs, int *index) {
+                                    const int *subs, const double *levers, const double *signs, const int *anchors,
+                                    int *index) {
   if (n_pairs < 1 || n_pairs > 2) return sg_error_set(SG_ERR_ARG, "a compact contact touches one or two subsystems, not %d", n_pairs);
   int i = p->n_con;
   SG_CHECK(grow_con(p, i + 1));
@@ -148,10 +180,10 @@ sg_err sg_problem_add_rigid_contact(sg_problem *p, const double *e, double mu, c
   SG_CHECK(grow_rows_pairs(p, i, 3, n_pairs, 1));
   int roff = p->con_row[i], poff = p->con_pair[i];
   for (int k = 0; k < n_pairs; ++k) {
-    if (subs[k] < 0 || subs[k] >= p->n_sub) return sg_error_set(SG_ERR_ARG, "constraint %d: subsystem %d out of range", i, subs[k]);
-    if (p->sub_dof[subs[k]] != 6) return sg_error_set(SG_ERR_ARG, "constraint %d: a compact contact needs rigid-6 subsystems", i);
+    const int anchor = anchors ? anchors[k] : -1;
+    SG_CHECK(check_compact_pair(p, i, subs[k], anchor));
     p->pair_sub[poff + k] = subs[k];
-    p->pair_joff[poff + k] = -1;
+    p->pair_joff[poff + k] = -2 - anchor; /* -1: rigid */
     memcpy(p->lever + 4 * (poff + k), levers + 3 * k, 3 * sizeof(double));
     p->lever[4 * (poff + k) + 3] = signs[k];
   }
@@ -181,9 +213,43 @@ void sg_compact_block(const double *frame, const double *lever, double *out) {
   }
 }
 
+/* A compact tree pair's rows (problem.h): sign t_k . (m_c,lin + m_c,ang x r) on the anchor's chain. */
+static void tree_block(const sg_problem *p, int i, int q, double *out) {
+  const int j = p->pair_sub[q], dof = p->sub_dof[j], *parent = sg_problem_dof_parents(p, j);
+  const double *m = sg_problem_dof_motion(p, j), *R = p->frame + 9 * i, *lever = p->lever + 4 * q, sign = lever[3];
+  memset(out, 0, 3 * (size_t)dof * sizeof *out);
+  for (int c = sg_problem_pair_anchor(p, q); c >= 0; c = parent[c]) {
+    double u[3];
+    v3_cross(u, m + 6 * c + 3, lever);
+    v3_add(u, u, m + 6 * c);
+    for (int k = 0; k < 3; ++k) out[k * dof + c] = sign * v3_dot(R + 3 * k, u);
+  }
+}
+
+void sg_problem_tree_jv(const sg_problem *p, int i, int q, const double *v, double *out) {
+  const int j = p->pair_sub[q], *parent = sg_problem_dof_parents(p, j);
+  const double *m = sg_problem_dof_motion(p, j), *vj = v + p->sub_off[j], *R = p->frame + 9 * i, *r = p->lever + 4 * q;
+  double lin[3] = {0, 0, 0}, ang[3] = {0, 0, 0}, u[3];
+  for (int c = sg_problem_pair_anchor(p, q); c >= 0; c = parent[c])
+    for (int e = 0; e < 3; ++e) lin[e] += m[6 * c + e] * vj[c], ang[e] += m[6 * c + 3 + e] * vj[c];
+  v3_cross(u, ang, r); /* the point's velocity, lin + ang x r */
+  v3_add(u, u, lin);
+  for (int k = 0; k < 3; ++k) out[k] = r[3] * v3_dot(R + 3 * k, u);
+}
+
+void sg_problem_tree_jt_add(const sg_problem *p, int i, int q, const double *f, double *acc) {
+  const int j = p->pair_sub[q], *parent = sg_problem_dof_parents(p, j);
+  const double *m = sg_problem_dof_motion(p, j), *R = p->frame + 9 * i, *r = p->lever + 4 * q;
+  double g[3], rxg[3], *aj = acc + p->sub_off[j];
+  for (int c = 0; c < 3; ++c) g[c] = r[3] * (R[c] * f[0] + R[3 + c] * f[1] + R[6 + c] * f[2]); /* J_{i,b}^T f: force */
+  v3_cross(rxg, r, g);                                                                        /* and moment */
+  for (int c = sg_problem_pair_anchor(p, q); c >= 0; c = parent[c]) aj[c] += v3_dot(m + 6 * c, g) + v3_dot(m + 6 * c + 3, rxg);
+}
+
 const double *sg_problem_pair_block(const sg_problem *p, int i, int q, double *buf) {
   if (p->pair_joff[q] >= 0) return p->J + p->pair_joff[q];
-  sg_compact_block(p->frame + 9 * i, p->lever + 4 * q, buf);
+  if (sg_problem_pair_is_compact(p, q)) sg_compact_block(p->frame + 9 * i, p->lever + 4 * q, buf);
+  else tree_block(p, i, q, buf);
   return buf;
 }
 
@@ -231,6 +297,12 @@ void sg_problem_apply_J(const sg_problem *p, const double *v, double *y) {
     for (int r = 0; r < rows; ++r) yi[r] = 0;
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], d = p->sub_dof[j];
+      if (sg_problem_pair_anchor(p, q) >= 0) {
+        double t[3];
+        sg_problem_tree_jv(p, i, q, v, t);
+        for (int r = 0; r < 3; ++r) yi[r] += t[r];
+        continue;
+      }
       const double *Jq = sg_problem_pair_block(p, i, q, buf), *vj = v + p->sub_off[j];
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < d; ++c) yi[r] += Jq[r * d + c] * vj[c];
@@ -245,6 +317,10 @@ void sg_problem_apply_JT_add(const sg_problem *p, const double *lambda, double *
     double buf[SG_COMPACT_BLOCK];
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], d = p->sub_dof[j];
+      if (sg_problem_pair_anchor(p, q) >= 0) {
+        sg_problem_tree_jt_add(p, i, q, li, x);
+        continue;
+      }
       const double *Jq = sg_problem_pair_block(p, i, q, buf);
       double *xj = x + p->sub_off[j];
       for (int r = 0; r < rows; ++r)

@@ -80,7 +80,9 @@ typedef struct {
   int rebuild_sums, rebuild_option;
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
   unsigned char *sub_ltl; /* per subsystem: H_j factorized with its tree's sparsity (ltl_factor), not densely */
-  int cap_a, cap_v, cap_pair, cap_sub, cap_ltl;
+  double *hb;        /* per unknown of a subsystem with motions (problem.h), 6x6: the H_b of (40)-(41) of the
+                      * compact tree pairs anchored there, then their sum over its subtree */
+  int cap_a, cap_v, cap_pair, cap_sub, cap_ltl, cap_hb;
   /* distribution */
   MPI_Comm comm;
   int rank, size;
@@ -183,7 +185,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused); free(d->Afac); free(d->vm); free(d->terms);
   sg_problem_destroy(&d->merged);
   sg_soft_fold_destroy(&d->fold);
-  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->saved_v); free(d->saved_lambda);
+  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->hb); free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
 }
@@ -207,6 +209,7 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   d->cap_pair = c;
   SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
   SG_CHECK(sg_grow((void **)&d->sub_ltl, &d->cap_ltl, p->n_sub, 1, "SubADMM factor kinds"));
+  SG_CHECK(sg_grow((void **)&d->hb, &d->cap_hb, 6 * p->n_motion + 1, sizeof(double), "SubADMM link blocks"));
   return SG_OK;
 }
 
@@ -240,11 +243,22 @@ static inline void compact_jt2(const double *R, const double *lever, const doubl
   compact_jt(R, lever, l, acc_l);
 }
 
+/* Are all of constraint i's pairs rigid compact ones (the fused kernel's)? */
+static inline int rigid_compact(const sg_problem *p, int i) {
+  for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q)
+    if (!sg_problem_pair_is_compact(p, q)) return 0;
+  return 1;
+}
+
 /* J_q v_j for pair q of constraint i (rows x dof block, or compact). */
 static inline void pair_apply(const sg_problem *p, int i, int q, int rows, const double *v, double *out) {
   int j = p->pair_sub[q], dof = p->sub_dof[j];
   if (sg_problem_pair_is_compact(p, q)) {
     compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], out);
+    return;
+  }
+  if (!sg_problem_pair_is_dense(p, q)) { /* a compact tree pair: the body split of (40)-(41) */
+    sg_problem_tree_jv(p, i, q, v, out);
     return;
   }
   const double *J = p->J + p->pair_joff[q], *vj = v + p->sub_off[j];
@@ -278,6 +292,10 @@ static inline void pair_apply_T(const sg_problem *p, int i, int q, int rows, con
   double *aj = acc + p->sub_off[j];
   if (sg_problem_pair_is_compact(p, q)) {
     compact_jt(p->frame + 9 * i, p->lever + 4 * q, w, aj);
+    return;
+  }
+  if (!sg_problem_pair_is_dense(p, q)) {
+    sg_problem_tree_jt_add(p, i, q, w, acc);
     return;
   }
   const double *J = p->J + p->pair_joff[q];
@@ -316,7 +334,7 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
       for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
         int j = p->pair_sub[q];
         if (!d->sub_mine[j]) continue;
-        if (!d->boundary[j] && !d->desaxce && sg_problem_pair_is_compact(p, q)) { d->fused[q] = 1; continue; }
+        if (!d->boundary[j] && !d->desaxce && p->kind[i] == SG_CON_CONTACT && rigid_compact(p, i)) { d->fused[q] = 1; continue; }
         int *list = d->boundary[j] ? d->bpairs : d->ipairs, at = d->boundary[j] ? npb++ : npi++;
         if (pass) { list[2 * at] = i; list[2 * at + 1] = q; }
       }
@@ -452,12 +470,54 @@ static int has_tree_sparsity(const sg_problem *p, int j, const double *Hj) {
   return 1;
 }
 
+/* H_b += beta J_{i,b}^T J_{i,b} of a compact tree pair at its anchor (paper 002 (40)-(41), (44)):
+ * the link rows g_k = sign [t_k^T, (r x t_k)^T], 6 wide, instead of 3 x dof. */
+static void add_link_block(subadmm *d, const sg_problem *p, int i, int q, double beta) {
+  const int j = p->pair_sub[q];
+  const double *R = p->frame + 9 * i, *r = p->lever + 4 * q, sign = r[3];
+  double *H = d->hb + 6 * (p->motion_off[j] + 6 * sg_problem_pair_anchor(p, q)), g[6];
+  for (int k = 0; k < 3; ++k) {
+    const double *t = R + 3 * k;
+    g[0] = sign * t[0], g[1] = sign * t[1], g[2] = sign * t[2];
+    g[3] = sign * (r[1] * t[2] - r[2] * t[1]), g[4] = sign * (r[2] * t[0] - r[0] * t[2]), g[5] = sign * (r[0] * t[1] - r[1] * t[0]);
+    for (int a = 0; a < 6; ++a)
+      for (int b = 0; b < 6; ++b) H[6 * a + b] += beta * g[a] * g[b];
+  }
+}
+
+/* H_j += the link blocks through the tree, as the composite-rigid-body algorithm sums link inertias
+ * (Featherstone 2008, Sec. 6.2): C_c = H_c + the C of c's children; then for each unknown c,
+ * F = C_c m_c and H_ac = m_a . F for a = c and each ancestor a (H's tree sparsity kept). */
+static void add_tree_blocks(subadmm *d, const sg_problem *p, int j) {
+  const int dof = p->sub_dof[j], *parent = sg_problem_dof_parents(p, j);
+  const double *m = sg_problem_dof_motion(p, j);
+  double *C = d->hb + 6 * p->motion_off[j], *H = d->L + p->sub_aoff[j];
+  for (int c = dof - 1; c >= 0; --c) /* children after their parents: a backward sweep sums subtrees */
+    if (parent[c] >= 0)
+      for (int e = 0; e < 36; ++e) C[36 * parent[c] + e] += C[36 * c + e];
+  for (int c = 0; c < dof; ++c) {
+    double F[6];
+    for (int a = 0; a < 6; ++a) {
+      F[a] = 0;
+      for (int b = 0; b < 6; ++b) F[a] += C[36 * c + 6 * a + b] * m[6 * c + b];
+    }
+    for (int a = c; a >= 0; a = parent[a]) {
+      double h = 0;
+      for (int e = 0; e < 6; ++e) h += m[6 * a + e] * F[e];
+      H[a * dof + c] += h;
+      if (a != c) H[c * dof + a] += h;
+    }
+  }
+}
+
 /* H_j = A_j + beta sum_i J_ij^T J_ij, factorized (40)-(41) (A'_j with folded soft rows). H is summed where its factor goes (no
- * Gram block is kept: 288 bytes less per body, for one pass over the pairs when beta changes). */
+ * Gram block is kept: 288 bytes less per body, for one pass over the pairs when beta changes); a
+ * compact tree pair's share through its link block (add_link_block, add_tree_blocks). */
 static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
     memcpy(d->L + off, sg_soft_fold_A(&d->fold, p, j), (size_t)dof * dof * sizeof(double));
+    if (sg_problem_dof_motion(p, j)) memset(d->hb + 6 * p->motion_off[j], 0, 36 * (size_t)dof * sizeof(double));
   }
   for (int k = 0; k < d->n_my_con; ++k) { /* every constraint touching one of my subsystems */
     int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
@@ -465,6 +525,10 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       int j = p->pair_sub[q], dof = p->sub_dof[j];
       if (!d->sub_mine[j]) continue;
+      if (sg_problem_pair_anchor(p, q) >= 0) {
+        add_link_block(d, p, i, q, beta);
+        continue;
+      }
       const double *J = sg_problem_pair_block(p, i, q, buf);
       double *H = d->L + p->sub_aoff[j];
       for (int r = 0; r < rows; ++r)
@@ -475,6 +539,8 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
         }
     }
   }
+  for (int k = 0; k < d->n_my_sub; ++k)
+    if (sg_problem_dof_motion(p, d->my_sub[k])) add_tree_blocks(d, p, d->my_sub[k]);
   double H[36];
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k], dof = p->sub_dof[j], off = p->sub_aoff[j];
@@ -624,7 +690,7 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
     const double *li = lambda + p->con_row[i];
     double *y = d->y + 3 * q;
     if (sg_problem_pair_is_compact(p, q)) compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], y);
-    else if (rows == 3 && p->sub_dof[j] == 6) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
+    else if (rows == 3 && p->sub_dof[j] == 6 && sg_problem_pair_is_dense(p, q)) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
     else pair_apply(p, i, q, rows, v, y);
     pair_y_from_jv(d, q, li, beta, rows, y);
   }
@@ -746,7 +812,7 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
     }
     if (sg_problem_pair_is_compact(p, q)) {
       compact_jt2(p->frame + 9 * i, p->lever + 4 * q, w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
-    } else if (rows == 3 && p->sub_dof[j] == 6) {
+    } else if (rows == 3 && p->sub_dof[j] == 6 && sg_problem_pair_is_dense(p, q)) {
       jt2_3x6(p->J + p->pair_joff[q], w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
     } else {
       pair_apply_T(p, i, q, rows, w, d->s_rhs);
@@ -763,7 +829,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, const double *v
   double theta_p = 0;
   for (int k = 0; k < d->n_my_con; ++k) {
     const int i = d->my_con[k];
-    const int compact = !d->desaxce && p->kind[i] == SG_CON_CONTACT && sg_problem_pair_is_compact(p, p->con_pair[i]);
+    const int compact = !d->desaxce && p->kind[i] == SG_CON_CONTACT && rigid_compact(p, i);
     theta_p = max2(theta_p, compact ? update_compact_contact(d, p, i, v, lambda, beta, inv_beta)
                                     : update_constraint(d, p, i, lambda, beta, inv_beta));
   }

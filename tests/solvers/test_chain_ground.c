@@ -59,12 +59,13 @@ static void build(sg_scene *s) {
  * link at its two ends would meet no joint torque (dependent rows); the radius r is their lever. */
 static void check_rank(const sg_problem *p) {
   const int nv = sg_problem_n_v(p), nr = sg_problem_n_rows(p);
-  double G[36] = {0}, Lf[36], dmax = 0, pmin = INFINITY;
+  double G[36] = {0}, Lf[36], dmax = 0, pmin = INFINITY, buf[2][SG_COMPACT_BLOCK];
   CHECK(nr == 6);
   if (nr != 6) return;
+  const double *J[2] = {sg_problem_pair_block(p, 0, p->con_pair[0], buf[0]), sg_problem_pair_block(p, 1, p->con_pair[1], buf[1])};
   for (int a = 0; a < 6; ++a)
     for (int b = 0; b < 6; ++b)
-      for (int c = 0; c < nv; ++c) G[6 * a + b] += p->J[p->pair_joff[a / 3] + (a % 3) * nv + c] * p->J[p->pair_joff[b / 3] + (b % 3) * nv + c];
+      for (int c = 0; c < nv; ++c) G[6 * a + b] += J[a / 3][(a % 3) * nv + c] * J[b / 3][(b % 3) * nv + c];
   CHECK_OK(chol_factor(6, G, Lf));
   for (int a = 0; a < 6; ++a) dmax = fmax(dmax, G[7 * a]), pmin = fmin(pmin, Lf[7 * a] * Lf[7 * a]);
   printf("rows of the two contacts: smallest Cholesky pivot of J J^T / largest diagonal = %.3f\n", pmin / dmax);
@@ -106,7 +107,7 @@ int main(int argc, char **argv) {
   sg_units u = sg_rigid_units(PETSC_COMM_WORLD, &s, prm.dt);
   CHECK_OK(sg_assemble_rigid(&s, &c, &prm, &u, &p, sub_of_body));
   CHECK(p.n_sub == 1 && p.sub_dof[0] == 9 && p.n_con == 2);
-  CHECK(p.n_con == 2 && p.pair_joff[0] >= 0 && p.pair_joff[1] >= 0); /* dense blocks through the tree */
+  CHECK(p.n_con == 2 && sg_problem_pair_anchor(&p, 0) >= 0 && sg_problem_pair_anchor(&p, 1) >= 0); /* compact tree pairs (40)-(41) */
   check_rank(&p);
   const int nv = sg_problem_n_v(&p), nr = sg_problem_n_rows(&p);
   double *lam[N_SOLVERS], *v[N_SOLVERS];

@@ -1,7 +1,7 @@
 /* SubADMM factorizes a tree's H_j = A_j + beta sum J^T J with the tree's sparsity (problem.h,
  * dof_parent; la.h, ltl_factor: no fill-in, paper 002 (40)-(41)) instead of densely: on the step of
  * the standing quadruped of `generate quadruped` (18 velocities, 4 foot contacts, 12 PD rows) after
- * 0.25 s, 60 iterations with the sparsity and with it removed (dense Cholesky) give the same vhat and
+ * 0.25 s, 60 iterations with the sparsity and without it (-subadmm_factor dense) give the same vhat and
  * lambda within 1e-12 of their largest entries (the two factorizations round differently, a few ulps
  * per solve, not amplified while no projection switches regime). Then with one more contact whose
  * block couples two legs (J_A - J_B of two feet, as a contact between two branches of one tree), H_j
@@ -32,9 +32,9 @@ static void compare(sg_problem *p, const char *what, int sparse) {
   double *vs, *ls, *vd, *ld;
   CHECK(sg_problem_dof_parents(p, 0) != NULL);
   solve(p, &vs, &ls);
-  p->has_dof_parent = 0; /* the same problem, dense */
+  PetscOptionsSetValue(NULL, "-subadmm_factor", "dense"); /* the same problem, H_j factorized densely */
   solve(p, &vd, &ld);
-  p->has_dof_parent = 1;
+  PetscOptionsClearValue(NULL, "-subadmm_factor");
   const double dv = sg_test_max_diff(vs, vd, nv) / sg_test_max_abs(vd, nv), dl = sg_test_max_diff(ls, ld, nr) / sg_test_max_abs(ld, nr);
   printf("%s: %d constraints, max |dv| / max |v| = %.2e, max |dlambda| / max |lambda| = %.2e\n", what, p->n_con, dv, dl);
   CHECK(sg_test_max_abs(ld, nr) > 0);
@@ -48,7 +48,9 @@ static void compare(sg_problem *p, const char *what, int sparse) {
 static void add_coupling(sg_problem *p) {
   const int nv = p->sub_dof[0];
   double *J = malloc(3 * (size_t)nv * sizeof(double)), e[3] = {0, 0, 0};
-  for (int k = 0; k < 3 * nv; ++k) J[k] = p->J[p->pair_joff[0] + k] - p->J[p->pair_joff[1] + k];
+  double b0[SG_COMPACT_BLOCK], b1[SG_COMPACT_BLOCK];
+  const double *J0 = sg_problem_pair_block(p, 0, p->con_pair[0], b0), *J1 = sg_problem_pair_block(p, 1, p->con_pair[1], b1);
+  for (int k = 0; k < 3 * nv; ++k) J[k] = J0[k] - J1[k];
   const double *Js[1] = {J};
   const int subs[1] = {0};
   CHECK_OK(sg_problem_add_constraint(p, SG_CON_CONTACT, e, 0.8, 0, 0, 1, subs, Js, NULL));

@@ -123,7 +123,9 @@ static void check_two_trees(sg_scene *s, int i, sg_tree *t) {
   double rate = 0;
   for (int q = 0; q < 2; ++q) {
     const sg_tree *w = p.pair_sub[q] == sub_of_body[i] ? t : u;
-    for (int k = 0; k < w->nv; ++k) rate += p.J[p.pair_joff[q] + k] * w->v[k];
+    double buf[SG_COMPACT_BLOCK];
+    const double *Jq = sg_problem_pair_block(&p, 0, q, buf);
+    for (int k = 0; k < w->nv; ++k) rate += Jq[k] * w->v[k];
   }
   const double gap = c2.c[k2].cp.gap, h = 1e-6;
   double q0[2][3], gaps[2];
