@@ -9,7 +9,9 @@
  * - group member names live in a "local heap" per group, whose free list HDF5 follows without a
  *   bound: a list that loops hangs every lookup in the group, H5Fopen's included.
  * - object headers: HDF5 decodes an attribute message by the sizes it states, so one whose parts
- *   run past the message made H5Aexists read past the header's buffer (sg_h5_check_object_header).
+ *   run past the message made H5Aexists read past the header's buffer (sg_h5_check_object_header);
+ *   and it divides by a chunked layout's chunk sizes when it opens the dataset, so a size of 0 was
+ *   a SIGFPE inside H5Dopen2 (check_layout).
  *   HDF5 loads a header before any check could run on the open file (H5Fopen the root group's, a
  *   lookup those of the groups on its path, H5Dopen2 the dataset's), so before H5Fopen every
  *   header of the group tree is walked from the superblock (check_root_tree).
@@ -465,6 +467,35 @@ static const char *check_symbol_table(const raw_file *r, const uint8_t *d, uint6
   return why;
 }
 
+/* A Data Layout message (IV.A.2.i) of a chunked dataset: its dimensionality (the dataspace's rank
+ * plus one, the element's size) from 2 to 33, every size at least 1 and inside the message.
+ * Versions 1-2: version, dimensionality, class, 5 reserved bytes, an address, 4-byte sizes;
+ * version 3: version, class, dimensionality, an address, 4-byte sizes; version 4: version, class,
+ * flags, dimensionality, the sizes' width, the sizes. Other layouts, and versions HDF5 1.10 does not
+ * write, are left to HDF5. NULL, or what is wrong. */
+static const char *check_layout(const raw_file *r, const uint8_t *d, uint64_t n) {
+  if (n < 5) return "a layout message is truncated";
+  uint64_t at, dims, width = 4;
+  if (d[0] == 1 || d[0] == 2) {
+    if (d[2] != 2) return NULL;
+    dims = d[1], at = 8 + (uint64_t)r->sa;
+  } else if (d[0] == 3) {
+    if (d[1] != 2) return NULL;
+    dims = d[2], at = 3 + (uint64_t)r->sa;
+  } else if (d[0] == 4) {
+    if (d[1] != 2) return NULL;
+    dims = d[3], width = d[4], at = 5;
+    if (width < 1 || width > 8) return "a chunked layout's sizes have a width outside 1 to 8 bytes";
+  } else {
+    return NULL;
+  }
+  if (dims < 2 || dims > 33) return "a chunked layout's dimensionality is outside 2 to 33";
+  if (at + dims * width > n) return "a chunked layout's sizes run past its message";
+  for (uint64_t k = 0; k < dims; ++k)
+    if (le(d + at + k * width, (int)width) == 0) return "a chunked layout has a chunk size of 0";
+  return NULL;
+}
+
 /* One block of messages (IV.A.1.a Version 1 Data Object Header Prefix: 8 bytes of type, size and
  * flags before each message): every message fits in the block, attribute messages are sound,
  * continuations (IV.A.2.q Object Header Continuation Message) are queued. NULL, or what is wrong. */
@@ -484,6 +515,9 @@ static const char *check_block(const raw_file *r, const uint8_t *m, uint64_t len
       queue[(*nq)++][1] = le(body + r->sa, r->ss);
     } else if (type == 0x0c) {
       const char *why = check_attr_message(r, body, size);
+      if (why) return why;
+    } else if (type == 0x08) {
+      const char *why = check_layout(r, body, size);
       if (why) return why;
     } else if (type == 0x11) {
       const char *why = check_symbol_table(r, body, size);

@@ -210,6 +210,12 @@ def edit(case, src, dst):
             if data[layout] != 3 or data[layout + 1] != 1:
                 raise SystemExit("M/p is not a version-3 contiguous dataset")
             data[layout + 10:layout + 18] = struct.pack("<Q", 0x25F800000000)
+        elif case == "chunk_rank":  # /bodies/shape's layout class 1 -> 2 (chunked), dimensionality 0 (tests/fuzz: fuzz_scene)
+            layout = message(data, header_addr(src, "bodies/shape"), 0x0008)
+            if data[layout] != 3 or data[layout + 1] != 1:
+                raise SystemExit("/bodies/shape is not a version-3 contiguous dataset")
+            data[layout + 1] = 2
+            data[layout + 2] = 0
         elif case == "name_heap_size":  # the first group name heap's data size 16 GB (tests/fuzz)
             at = data.find(b"HEAP\0\0\0\0")
             data[at + 8:at + 16] = struct.pack("<Q", 0x4000000B0)

@@ -43,6 +43,10 @@ expect compact_friction scene.h5 "dataset /materials/friction stores 0 bytes" in
 section "a contiguous dataset whose extent and stored size run past the end of the file"
 expect contiguous_extent problem.hdf5 "dataset /fclib_global/M/p claims 17112760516 bytes, past the end of the" fclib problem.hdf5 -solver pgs
 
+section "a chunked layout of dimensionality 0 (SIGFPE inside H5Dopen2)"
+expect chunk_rank scene.h5 "corrupted HDF5 object header (a chunked layout's dimensionality is outside 2 to 33)" info scene.h5
+expect -n 2 chunk_rank scene.h5 "corrupted HDF5 object header (a chunked layout's dimensionality is outside 2 to 33)" run scene.h5 -o out.h5 -t_final 0.01
+
 section "a group name heap whose data segment is 16 GB"
 expect name_heap_size scene.h5 "a group's name heap lies outside the file" info scene.h5
 expect name_heap_size run.ckpt.h5 "a group's name heap lies outside the file" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
