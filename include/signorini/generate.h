@@ -2,6 +2,7 @@
 #ifndef SIGNORINI_GENERATE_H
 #define SIGNORINI_GENERATE_H
 #include "signorini/scene.h"
+#include "signorini/tree.h"
 #include "signorini/size_dist.h"
 
 typedef struct {
@@ -66,6 +67,10 @@ enum {
   SG_CHAIN_GEOM_CAPSULE = 2  /* each link a capsule of `radius` from its joint to its bob */
 };
 sg_err sg_chain_add(sg_scene *s, const sg_chain *c, int *index);
+/* A link of a chain or linkage (gen_chain.c): a massless rod with a bob (a solid sphere of mass,
+ * radius) at `bob` in the link frame, its joint of `type` (axis y) at pos in the parent's frame;
+ * limits and gains are the caller's. */
+void sg_bob_link(sg_link *L, int parent, int type, const double pos[3], const double bob[3], double mass, double radius);
 /* A parallelogram four-bar linkage (gen_linkage.c): cranks of `length` from pivot and pivot + (span,
  * 0, 0), a coupler of `span`, each link a massless rod with a bob (`mass`, `radius`) at its end,
  * revolute joints about y, at crank angle theta0 (rad), at rest; the loop closed at the second pivot

@@ -10,19 +10,23 @@
 #include "signorini/options.h"
 #include "signorini/tree.h"
 
+void sg_bob_link(sg_link *L, int parent, int type, const double pos[3], const double bob[3], double mass, double radius) {
+  L->parent = parent;
+  L->type = type;
+  v3_copy(L->pos, pos);
+  L->quat[0] = 1;
+  v3_set(L->axis, 0, 1, 0);
+  L->mass = mass;
+  v3_copy(L->com, bob);
+  const double I = 0.4 * mass * radius * radius; /* a solid sphere's */
+  v3_set(L->inertia, I, I, I);
+}
+
 /* Link k: its joint at the end of link k-1 (at the pivot for k = 0), its bob at -length along its
  * own z; the first joint turned by theta0. */
 static void chain_link(sg_link *L, int k, const sg_chain *c) {
   const double pivot[3] = {c->pivot[0], c->pivot[1], c->pivot[2]}, down[3] = {0, 0, -c->length};
-  L->parent = k - 1;
-  L->type = c->spherical ? SG_JOINT_SPHERICAL : SG_JOINT_REVOLUTE;
-  v3_copy(L->pos, k == 0 ? pivot : down);
-  L->quat[0] = 1;
-  v3_set(L->axis, 0, 1, 0);
-  L->mass = c->mass;
-  v3_copy(L->com, down);
-  const double I = 0.4 * c->mass * c->radius * c->radius; /* a solid sphere's */
-  v3_set(L->inertia, I, I, I);
+  sg_bob_link(L, k - 1, c->spherical ? SG_JOINT_SPHERICAL : SG_JOINT_REVOLUTE, k == 0 ? pivot : down, down, c->mass, c->radius);
   if (c->spherical) return;
   L->limit[0] = c->limit[0];
   L->limit[1] = c->limit[1];

@@ -12,17 +12,9 @@
 #include "signorini/options.h"
 #include "signorini/tree.h"
 
-/* A revolute link about y: joint at pos in its parent's frame, its bob at `bob` in its own frame. */
+/* A revolute link about y without limits: joint at pos in its parent's frame, its bob at `bob` in its own frame. */
 static void rod(sg_link *L, int parent, const double pos[3], const double bob[3], const sg_linkage *k) {
-  L->parent = parent;
-  L->type = SG_JOINT_REVOLUTE;
-  v3_copy(L->pos, pos);
-  L->quat[0] = 1;
-  v3_set(L->axis, 0, 1, 0);
-  L->mass = k->mass;
-  v3_copy(L->com, bob);
-  const double I = 0.4 * k->mass * k->radius * k->radius; /* a solid sphere's */
-  v3_set(L->inertia, I, I, I);
+  sg_bob_link(L, parent, SG_JOINT_REVOLUTE, pos, bob, k->mass, k->radius);
   L->limit[0] = -INFINITY;
   L->limit[1] = INFINITY;
 }
