@@ -82,7 +82,13 @@ typedef struct {
   unsigned char *sub_ltl; /* per subsystem: H_j factorized with its tree's sparsity (ltl_factor), not densely */
   double *hb;        /* per unknown of a subsystem with motions (problem.h), 6x6: the H_b of (40)-(41) of the
                       * compact tree pairs anchored there, then their sum over its subtree */
-  int cap_a, cap_v, cap_pair, cap_sub, cap_ltl, cap_hb;
+  /* per unknown of a subsystem with motions, 6 each (laid out as problem.h's motion): the motion of
+   * the link the unknown's chain moves after the v-update (its chain's sum of m_c v_c), and the
+   * wrenches J_{i,b}^T f of the pass's compact tree pairs anchored there (of lambda, and of w when the
+   * sums are not rebuilt), turned into the chain's J^T sums by flush_wrenches: the body split of
+   * (40)-(41) in the iteration, each such pair O(1) instead of O(chain) */
+  double *twist, *wrench_l, *wrench_w;
+  int cap_a, cap_v, cap_pair, cap_sub, cap_ltl, cap_hb, cap_twist, cap_wl, cap_ww;
   /* distribution */
   MPI_Comm comm;
   int rank, size;
@@ -185,7 +191,8 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused); free(d->Afac); free(d->vm); free(d->terms);
   sg_problem_destroy(&d->merged);
   sg_soft_fold_destroy(&d->fold);
-  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->hb); free(d->saved_v); free(d->saved_lambda);
+  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->hb); free(d->twist); free(d->wrench_l); free(d->wrench_w);
+  free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
 }
@@ -210,6 +217,13 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
   SG_CHECK(sg_grow((void **)&d->sub_ltl, &d->cap_ltl, p->n_sub, 1, "SubADMM factor kinds"));
   SG_CHECK(sg_grow((void **)&d->hb, &d->cap_hb, 6 * p->n_motion + 1, sizeof(double), "SubADMM link blocks"));
+  SG_CHECK(sg_grow((void **)&d->twist, &d->cap_twist, p->n_motion + 1, sizeof(double), "SubADMM link motions"));
+  SG_CHECK(sg_grow((void **)&d->wrench_l, &d->cap_wl, p->n_motion + 1, sizeof(double), "SubADMM link wrenches"));
+  SG_CHECK(sg_grow((void **)&d->wrench_w, &d->cap_ww, p->n_motion + 1, sizeof(double), "SubADMM link wrenches"));
+  if (p->n_motion) { /* flush_wrenches clears them after each pass */
+    memset(d->wrench_l, 0, (size_t)p->n_motion * sizeof(double));
+    memset(d->wrench_w, 0, (size_t)p->n_motion * sizeof(double));
+  }
   return SG_OK;
 }
 
@@ -629,6 +643,48 @@ static sg_err initial_beta(const subadmm *d, const sg_problem *p, double *beta) 
   return SG_OK;
 }
 
+/* The motion (lin, ang) each unknown's chain gives its link at vhat_j: T_c = T_parent(c) + m_c v_c. */
+static void link_motions(subadmm *d, const sg_problem *p, int j, const double *vj) {
+  const int dof = p->sub_dof[j], *parent = sg_problem_dof_parents(p, j);
+  const double *m = sg_problem_dof_motion(p, j);
+  double *T = d->twist + p->motion_off[j];
+  for (int c = 0; c < dof; ++c)
+    for (int e = 0; e < 6; ++e) T[6 * c + e] = (parent[c] >= 0 ? T[6 * parent[c] + e] : 0.0) + m[6 * c + e] * vj[c];
+}
+
+/* acc_j += J_q^T f for pair q on my subsystem j: a compact tree pair's J_{i,b}^T f into its anchor's
+ * wrench (wrench: d->wrench_l or d->wrench_w), any other pair at once into acc (s_lam or s_rhs). */
+static inline void sum_jt(const sg_problem *p, int i, int q, int rows, const double *f, double *acc, double *wrench) {
+  const int anchor = sg_problem_pair_anchor(p, q);
+  if (anchor < 0) {
+    pair_apply_T(p, i, q, rows, f, acc);
+    return;
+  }
+  compact_jt(p->frame + 9 * i, p->lever + 4 * q, f, wrench + p->motion_off[p->pair_sub[q]] + 6 * anchor);
+}
+
+/* The pass's anchored wrenches into the J^T sums: summed from the leaves up (children after their
+ * parents), the chain of unknown c carries the wrench W_c of its subtree, so sum_J^T f at c is
+ * m_c . W_c. Cleared for the next pass. */
+static void flush_wrenches(subadmm *d, const sg_problem *p) {
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    const int j = d->my_sub[k];
+    if (!sg_problem_dof_motion(p, j)) continue;
+    const int dof = p->sub_dof[j], *parent = sg_problem_dof_parents(p, j), off = p->sub_off[j];
+    const double *m = sg_problem_dof_motion(p, j);
+    for (int which = 0; which < (d->rebuild_sums ? 1 : 2); ++which) {
+      double *W = (which ? d->wrench_w : d->wrench_l) + p->motion_off[j], *acc = (which ? d->s_rhs : d->s_lam) + off;
+      for (int c = dof - 1; c >= 0; --c) {
+        if (parent[c] >= 0)
+          for (int e = 0; e < 6; ++e) W[6 * parent[c] + e] += W[6 * c + e];
+        acc[c] += m[6 * c] * W[6 * c] + m[6 * c + 1] * W[6 * c + 1] + m[6 * c + 2] * W[6 * c + 2] + m[6 * c + 3] * W[6 * c + 3] +
+                  m[6 * c + 4] * W[6 * c + 4] + m[6 * c + 5] * W[6 * c + 5];
+      }
+      memset(W, 0, 6 * (size_t)dof * sizeof *W);
+    }
+  }
+}
+
 /* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for my subsystems my_sub[from .. to). The sums
  * are then cleared for pass 3 to accumulate the next ones (here, where they are in cache, rather
  * than by a pass of their own).
@@ -665,6 +721,7 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
       memset(sr, 0, (size_t)dof * sizeof(double));
     }
     memset(sl, 0, (size_t)dof * sizeof(double));
+    if (sg_problem_dof_motion(p, j)) link_motions(d, p, j, vj);
   }
 }
 
@@ -689,7 +746,9 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
     int rows = sg_con_rows(p->kind[i]), j = p->pair_sub[q];
     const double *li = lambda + p->con_row[i];
     double *y = d->y + 3 * q;
+    const int anchor = sg_problem_pair_anchor(p, q);
     if (sg_problem_pair_is_compact(p, q)) compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], y);
+    else if (anchor >= 0) compact_jv(p->frame + 9 * i, p->lever + 4 * q, d->twist + p->motion_off[j] + 6 * anchor, y); /* link_motions */
     else if (rows == 3 && p->sub_dof[j] == 6 && sg_problem_pair_is_dense(p, q)) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
     else pair_apply(p, i, q, rows, v, y);
     pair_y_from_jv(d, q, li, beta, rows, y);
@@ -807,7 +866,7 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
     if (!d->sub_mine[j]) continue; /* the owner accumulates */
     if (d->rebuild_sums) {
       if (sg_problem_pair_is_compact(p, q)) compact_jt(p->frame + 9 * i, p->lever + 4 * q, ln, d->s_lam + p->sub_off[j]);
-      else pair_apply_T(p, i, q, rows, ln, d->s_lam);
+      else sum_jt(p, i, q, rows, ln, d->s_lam, d->wrench_l);
       continue;
     }
     if (sg_problem_pair_is_compact(p, q)) {
@@ -815,8 +874,8 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
     } else if (rows == 3 && p->sub_dof[j] == 6 && sg_problem_pair_is_dense(p, q)) {
       jt2_3x6(p->J + p->pair_joff[q], w, ln, d->s_rhs + p->sub_off[j], d->s_lam + p->sub_off[j]);
     } else {
-      pair_apply_T(p, i, q, rows, w, d->s_rhs);
-      pair_apply_T(p, i, q, rows, ln, d->s_lam);
+      sum_jt(p, i, q, rows, w, d->s_rhs, d->wrench_w);
+      sum_jt(p, i, q, rows, ln, d->s_lam, d->wrench_l);
     }
   }
   for (int r = 0; r < rows; ++r) li[r] = ln[r];
@@ -833,6 +892,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, const double *v
     theta_p = max2(theta_p, compact ? update_compact_contact(d, p, i, v, lambda, beta, inv_beta)
                                     : update_constraint(d, p, i, lambda, beta, inv_beta));
   }
+  if (p->has_motion) flush_wrenches(d, p);
   return sqrt(theta_p);
 }
 
