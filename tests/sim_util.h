@@ -31,6 +31,21 @@ static inline const char *sim_solver_name(void) {
  * smaller compliance), unless -sap_beta is given. */
 static inline int sim_solver_is_compliant(const char *name) { return !strcmp(name, "sap"); }
 
+/* Downward zero crossings of a sampled angle (each by linear interpolation between two samples, off
+ * by O(dt^2)) and the mean period between the first and the last: a pendulum's period. */
+typedef struct {
+  double prev, t_prev, t[8];
+  int n;
+} sim_crossings;
+static inline void sim_crossings_add(sim_crossings *c, double time, double a) {
+  if (c->prev > 0 && a <= 0 && c->n < 8) c->t[c->n++] = c->t_prev + (time - c->t_prev) * c->prev / (c->prev - a);
+  c->prev = a;
+  c->t_prev = time;
+}
+static inline double sim_crossings_period(const sim_crossings *c) {
+  return c->n >= 2 ? (c->t[c->n - 1] - c->t[0]) / (c->n - 1) : 0;
+}
+
 static inline sg_solver *sim_solver(const char *name, double tol, int max_it) {
   sg_solver *s = NULL;
   PetscBool set = PETSC_FALSE;

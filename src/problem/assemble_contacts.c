@@ -185,9 +185,10 @@ static sg_err add_dense_contact(const sg_scene *s, const sg_contact *ct, const s
 /* The same contact in compact form (problem.h): the frame, and per moving body its lever arm and
  * sign, from which J_ij is sign [t_k^T, (r x t_k)^T] (paper 002 (44)) for a rigid-6 body (r from its
  * centre of mass), and the same row J_{i,b} times the tree's motions on the anchor's chain for a
- * link of a tree (r the world point). anchors[side] from compact_anchor. */
+ * link of a tree (r the world point). anchors[side] and side_levers[side] from compact_side. */
 static sg_err add_compact_contact(const sg_scene *s, const sg_contact *ct, const sg_step_params *prm, const sg_units *u,
-                                  sg_problem *p, const int *sub_of_body, const double *frame, const int anchors[2]) {
+                                  sg_problem *p, const int *sub_of_body, const double *frame, const int anchors[2],
+                                  const double side_levers[2][3]) {
   const int body[2] = {ct->a, ct->b};
   int subs[2], pair_anchor[2], np = 0;
   double x[2][3], levers[6], signs[2];
@@ -197,8 +198,7 @@ static sg_err add_compact_contact(const sg_scene *s, const sg_contact *ct, const
     const int i = body[side];
     if (s->fixed[i]) continue;
     pair_anchor[np] = anchors[side];
-    if (anchors[side] < 0) sg_rigid_lever(s, i, x[side], u, levers + 3 * np);
-    else sg_body_kind_of(s, i)->point_anchor(s, i, side ? ct->link_b : ct->link_a, x[side], u, levers + 3 * np);
+    v3_copy(levers + 3 * np, side_levers[side]);
     signs[np] = side ? -1.0 : 1.0;
     subs[np++] = sub_of_body[i];
   }
@@ -208,16 +208,21 @@ static sg_err add_compact_contact(const sg_scene *s, const sg_contact *ct, const
                                       NULL);
 }
 
-/* Can side `side` of the contact take a compact pair? 1 with *anchor -1 for a fixed or rigid-6 body,
- * 1 with its anchor for a link of a tree that has motions and whose link moves, else 0. */
-static int compact_anchor(const sg_scene *s, const sg_contact *ct, int side, const sg_units *u, int *anchor) {
+/* Can side `side` of the contact take a compact pair? 1 for a fixed body; 1 with *anchor -1 and the
+ * lever from the centre of mass for a rigid-6 body; 1 with its anchor and the world point as lever
+ * for a link of a tree that has motions and whose link moves; else 0. */
+static int compact_side(const sg_scene *s, const sg_contact *ct, int side, const sg_units *u, int *anchor, double lever[3]) {
   const int i = side ? ct->b : ct->a;
   *anchor = -1;
-  if (s->fixed[i] || s->kind[i] == SG_BODY_RIGID6) return 1;
+  if (s->fixed[i]) return 1;
+  double x[3];
+  sg_contact_point_of(ct, side, x);
+  if (s->kind[i] == SG_BODY_RIGID6) {
+    sg_rigid_lever(s, i, x, u, lever);
+    return 1;
+  }
   const sg_body_kind_ops *kind = sg_body_kind_of(s, i);
   if (!kind->point_anchor || !kind->dof_motion) return 0;
-  double lever[3], x[3];
-  sg_contact_point_of(ct, side, x);
   *anchor = kind->point_anchor(s, i, side ? ct->link_b : ct->link_a, x, u, lever);
   return *anchor >= 0;
 }
@@ -230,8 +235,10 @@ static sg_err add_contact(const sg_scene *s, const sg_contact *ct, const sg_step
   v3_copy(frame, ct->cp.normal);
   sg_contact_frame(frame, frame + 3, frame + 6);
   int anchors[2];
-  const int compact = !dense && ct->a != ct->b && compact_anchor(s, ct, 0, u, &anchors[0]) && compact_anchor(s, ct, 1, u, &anchors[1]);
-  if (compact) return add_compact_contact(s, ct, prm, u, p, sub_of_body, frame, anchors);
+  double levers[2][3];
+  const int compact = !dense && ct->a != ct->b && compact_side(s, ct, 0, u, &anchors[0], levers[0]) &&
+                      compact_side(s, ct, 1, u, &anchors[1], levers[1]);
+  if (compact) return add_compact_contact(s, ct, prm, u, p, sub_of_body, frame, anchors, levers);
   return add_dense_contact(s, ct, prm, u, p, sub_of_body, w, frame);
 }
 

@@ -17,8 +17,8 @@
 
 typedef struct {
   const sg_tree *t;
-  double prev, t_prev, crossings[8], gap, coupler, e0, drift;
-  int n_crossings;
+  sim_crossings c;
+  double gap, coupler, e0, drift;
 } watch;
 
 static double energy(const sg_tree *t, const double g[3]) {
@@ -30,11 +30,7 @@ static double energy(const sg_tree *t, const double g[3]) {
 static void record(sg_stepper *st, const sg_scene *s, const sg_step_stats *stats, void *ctx) {
   (void)st;
   watch *w = ctx;
-  const double a = w->t->q[0];
-  if (w->prev > 0 && a <= 0 && w->n_crossings < 8)
-    w->crossings[w->n_crossings++] = w->t_prev + (stats->time - w->t_prev) * w->prev / (w->prev - a);
-  w->prev = a;
-  w->t_prev = stats->time;
+  sim_crossings_add(&w->c, stats->time, w->t->q[0]);
   sg_tree_kin k;
   double xa[3], xb[3];
   sg_tree_kinematics(w->t, w->t->q, &k);
@@ -60,12 +56,12 @@ static void swing(int close_at_world) {
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
   const sg_tree *t = sg_scene_tree_by_gid(&s, s.gid[i]);
-  watch w = {.t = t, .prev = theta0, .e0 = energy(t, s.gravity)};
+  watch w = {.t = t, .c = {.prev = theta0}, .e0 = energy(t, s.gravity)};
   CHECK(sim_run(st, &s, 6800, record, &w) == 0);
-  CHECK(w.n_crossings >= 4);
+  CHECK(w.c.n >= 4);
   const double n_t = close_at_world ? 2 : 3, n_r = 2, Ibob = 0.4 * r * r;
   const double expected = 2 * M_PI * sqrt((n_t * L * L + n_r * Ibob) / (n_t * g * L)) * (1 + theta0 * theta0 / 16);
-  const double T = w.n_crossings >= 4 ? (w.crossings[w.n_crossings - 1] - w.crossings[0]) / (w.n_crossings - 1) : 0;
+  const double T = sim_crossings_period(&w.c);
   const double swing_energy = 2 * g * L * (1 - cos(theta0)); /* m = 1, the two or three bobs that rise: at least two */
   printf("%s, closed at the %s: period %.8f s (expected %.8f, rel %.2e), largest gap %.2e m, coupler angle %.2e rad, energy "
          "drift %.2e of the swing's\n", name, close_at_world ? "world" : "links", T, expected, T / expected - 1, w.gap, w.coupler,

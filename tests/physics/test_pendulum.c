@@ -11,19 +11,14 @@
 
 typedef struct {
   const sg_tree *t;
-  double prev, t_prev, crossings[8];
-  int n_crossings;
+  sim_crossings c;
 } watch;
 
 static void record(sg_stepper *st, const sg_scene *s, const sg_step_stats *stats, void *ctx) {
   (void)st;
   (void)s;
   watch *w = ctx;
-  const double a = w->t->q[0];
-  if (w->prev > 0 && a <= 0 && w->n_crossings < 8)
-    w->crossings[w->n_crossings++] = w->t_prev + (stats->time - w->t_prev) * w->prev / (w->prev - a);
-  w->prev = a;
-  w->t_prev = stats->time;
+  sim_crossings_add(&w->c, stats->time, w->t->q[0]);
 }
 
 int main(int argc, char **argv) {
@@ -41,14 +36,14 @@ int main(int argc, char **argv) {
   prm.theta = 0.5;
   sg_stepper *st;
   CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
-  watch w = {sg_scene_tree_by_gid(&s, s.gid[i]), theta0, 0, {0}, 0};
+  watch w = {sg_scene_tree_by_gid(&s, s.gid[i]), {.prev = theta0}};
   CHECK(sim_run(st, &s, 6800, record, &w) == 0);
-  CHECK(w.n_crossings >= 4);
+  CHECK(w.c.n >= 4);
   const double T0 = 2 * M_PI * sqrt(L / g), Ibob = 0.4 * r * r;
   const double expected = T0 * sqrt(1 + Ibob / (L * L)) * (1 + theta0 * theta0 / 16);
-  double T = w.n_crossings >= 4 ? (w.crossings[w.n_crossings - 1] - w.crossings[0]) / (w.n_crossings - 1) : 0;
+  const double T = sim_crossings_period(&w.c);
   printf("period %.8f s over %d crossings: 2 pi sqrt(L/g) = %.8f (rel %.3g), this pendulum %.8f (rel %.3g)\n", T,
-         w.n_crossings, T0, T / T0 - 1, expected, T / expected - 1);
+         w.c.n, T0, T / T0 - 1, expected, T / expected - 1);
   CHECK(fabs(T / T0 - 1) < 5e-3);
   CHECK(fabs(T / expected - 1) < 1e-4);
   sg_stepper_destroy(&st);
