@@ -80,6 +80,7 @@ typedef struct {
   int rebuild_sums, rebuild_option;
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
   unsigned char *sub_ltl; /* per subsystem: H_j factorized with its tree's sparsity (ltl_factor), not densely */
+  unsigned char *sub_ashape; /* per own 6-unknown subsystem: the zeros of its A_j (a6_shape) */
   double *hb;        /* per unknown of a subsystem with motions (problem.h), 6x6: the H_b of (40)-(41) of the
                       * compact tree pairs anchored there, then their sum over its subtree */
   /* per unknown of a subsystem with motions, 6 each (laid out as problem.h's motion): the motion of
@@ -88,7 +89,7 @@ typedef struct {
    * sums are not rebuilt), turned into the chain's J^T sums by flush_wrenches: the body split of
    * (40)-(41) in the iteration, each such pair O(1) instead of O(chain) */
   double *twist, *wrench_l, *wrench_w;
-  int cap_a, cap_v, cap_pair, cap_sub, cap_ltl, cap_hb, cap_twist, cap_wl, cap_ww;
+  int cap_a, cap_v, cap_pair, cap_sub, cap_ltl, cap_ashape, cap_hb, cap_twist, cap_wl, cap_ww;
   /* distribution */
   MPI_Comm comm;
   int rank, size;
@@ -107,6 +108,8 @@ typedef struct {
    * compact contacts' interior pairs, strict cone), not by pair_values */
   unsigned char *fused;
   int cap_fused;
+  unsigned char *con_compact; /* per entry of my_con: a rigid compact contact under the strict cone (update_compact_contact) */
+  int cap_con_compact;
   int nreq;
   double *send_buf, *recv_buf;
   int cap_sbuf, cap_rbuf;
@@ -188,10 +191,10 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->L); free(d->s_rhs); free(d->s_lam); free(d->y); free(d->z); free(d->state); free(d->image); free(d->diff); free(d->state_mine); free(d->shift);
   free(d->sub_mine); free(d->con_mine); free(d->my_sub); free(d->my_con); free(d->scount); free(d->rcount); free(d->soff); free(d->roff);
   free(d->send_pairs); free(d->recv_pairs); free(d->send_buf); free(d->recv_buf); free(d->req);
-  free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused); free(d->Afac); free(d->vm); free(d->terms);
+  free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused); free(d->con_compact); free(d->Afac); free(d->vm); free(d->terms);
   sg_problem_destroy(&d->merged);
   sg_soft_fold_destroy(&d->fold);
-  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->hb); free(d->twist); free(d->wrench_l); free(d->wrench_w);
+  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->sub_ashape); free(d->hb); free(d->twist); free(d->wrench_l); free(d->wrench_w);
   free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
@@ -216,6 +219,7 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   d->cap_pair = c;
   SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
   SG_CHECK(sg_grow((void **)&d->sub_ltl, &d->cap_ltl, p->n_sub, 1, "SubADMM factor kinds"));
+  SG_CHECK(sg_grow((void **)&d->sub_ashape, &d->cap_ashape, p->n_sub, 1, "SubADMM mass shapes"));
   SG_CHECK(sg_grow((void **)&d->hb, &d->cap_hb, 6 * p->n_motion + 1, sizeof(double), "SubADMM link blocks"));
   SG_CHECK(sg_grow((void **)&d->twist, &d->cap_twist, p->n_motion + 1, sizeof(double), "SubADMM link motions"));
   SG_CHECK(sg_grow((void **)&d->wrench_l, &d->cap_wl, p->n_motion + 1, sizeof(double), "SubADMM link wrenches"));
@@ -237,17 +241,28 @@ static inline void compact_jv(const double *R, const double *lever, const double
   for (int k = 0; k < 3; ++k) out[k] = sign * (R[3 * k] * u[0] + R[3 * k + 1] * u[1] + R[3 * k + 2] * u[2]);
 }
 
-/* acc += J^T f of a compact pair (the six entries of its rigid subsystem). */
-static inline void compact_jt(const double *R, const double *lever, const double *f, double *acc) {
+/* R^T f, the frame's part of J^T f: the same for both pairs of a contact but for the sign. */
+static inline void frame_t(const double *R, const double *f, double *Rtf) {
+  for (int c = 0; c < 3; ++c) Rtf[c] = R[c] * f[0] + R[3 + c] * f[1] + R[6 + c] * f[2];
+}
+
+/* acc += J^T f of a compact pair (the six entries of its rigid subsystem) from Rtf = R^T f. */
+static inline void compact_jt_from(const double *lever, const double *Rtf, double *acc) {
   const double sign = lever[3];
-  double g[3];
-  for (int c = 0; c < 3; ++c) g[c] = sign * (R[c] * f[0] + R[3 + c] * f[1] + R[6 + c] * f[2]);
+  const double g[3] = {sign * Rtf[0], sign * Rtf[1], sign * Rtf[2]};
   acc[0] += g[0];
   acc[1] += g[1];
   acc[2] += g[2];
   acc[3] += lever[1] * g[2] - lever[2] * g[1];
   acc[4] += lever[2] * g[0] - lever[0] * g[2];
   acc[5] += lever[0] * g[1] - lever[1] * g[0];
+}
+
+/* acc += J^T f of a compact pair. */
+static inline void compact_jt(const double *R, const double *lever, const double *f, double *acc) {
+  double Rtf[3];
+  frame_t(R, f, Rtf);
+  compact_jt_from(lever, Rtf, acc);
 }
 
 /* acc_w += J^T w and acc_l += J^T l of a compact pair. */
@@ -340,6 +355,11 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
   const int npair = p->n_con ? p->con_pair[p->n_con] : 0;
   SG_CHECK(sg_grow((void **)&d->fused, &d->cap_fused, npair + 1, 1, "halo plan"));
   memset(d->fused, 0, (size_t)npair);
+  SG_CHECK(sg_grow((void **)&d->con_compact, &d->cap_con_compact, d->n_my_con + 1, 1, "halo plan"));
+  for (int k = 0; k < d->n_my_con; ++k) {
+    const int i = d->my_con[k];
+    d->con_compact[k] = !d->desaxce && p->kind[i] == SG_CON_CONTACT && rigid_compact(p, i);
+  }
   int npb = 0, npi = 0;
   for (int pass = 0; pass < 2; ++pass) {
     npb = npi = 0;
@@ -348,7 +368,7 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
       for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
         int j = p->pair_sub[q];
         if (!d->sub_mine[j]) continue;
-        if (!d->boundary[j] && !d->desaxce && p->kind[i] == SG_CON_CONTACT && rigid_compact(p, i)) { d->fused[q] = 1; continue; }
+        if (!d->boundary[j] && d->con_compact[k]) { d->fused[q] = 1; continue; }
         int *list = d->boundary[j] ? d->bpairs : d->ipairs, at = d->boundary[j] ? npb++ : npi++;
         if (pass) { list[2 * at] = i; list[2 * at + 1] = q; }
       }
@@ -685,6 +705,41 @@ static void flush_wrenches(subadmm *d, const sg_problem *p) {
   }
 }
 
+/* The zeros of a 6-unknown A_j, exactly: a sphere's mass matrix is diagonal and any rigid body's
+ * [m I, 0; 0, I_world] (a folded soft row or another kind of subsystem fills it). A_j v then skips
+ * the products with zeros, which add nothing to the dense sums: the same values. */
+enum { A6_DENSE, A6_RIGID, A6_DIAGONAL };
+static unsigned char a6_shape(const double *A) {
+  int diagonal = 1, rigid = 1;
+  for (int a = 0; a < 6; ++a)
+    for (int c = 0; c < 6; ++c) {
+      if (a == c || A[6 * a + c] == 0) continue;
+      diagonal = 0;
+      if (a < 3 || c < 3) rigid = 0;
+    }
+  return diagonal ? A6_DIAGONAL : rigid ? A6_RIGID : A6_DENSE;
+}
+
+static void classify_masses(subadmm *d, const sg_problem *p) {
+  for (int k = 0; k < d->n_my_sub; ++k) {
+    const int j = d->my_sub[k];
+    if (p->sub_dof[j] == 6) d->sub_ashape[j] = a6_shape(sg_soft_fold_A(&d->fold, p, j));
+  }
+}
+
+/* out = A v for a 6-unknown A of the given shape, each row summed left to right as the dense product. */
+static inline void a6_times(const double *A, unsigned char shape, const double *v, double *out) {
+  if (shape == A6_DENSE) {
+    for (int a = 0; a < 6; ++a)
+      out[a] = A[6 * a] * v[0] + A[6 * a + 1] * v[1] + A[6 * a + 2] * v[2] + A[6 * a + 3] * v[3] + A[6 * a + 4] * v[4] +
+               A[6 * a + 5] * v[5];
+    return;
+  }
+  for (int a = 0; a < 3; ++a) out[a] = A[7 * a] * v[a];
+  for (int a = 3; a < 6; ++a)
+    out[a] = shape == A6_DIAGONAL ? A[7 * a] * v[a] : A[6 * a + 3] * v[3] + A[6 * a + 4] * v[4] + A[6 * a + 5] * v[5];
+}
+
 /* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for my subsystems my_sub[from .. to). The sums
  * are then cleared for pass 3 to accumulate the next ones (here, where they are in cache, rather
  * than by a pass of their own).
@@ -710,9 +765,13 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
       if (d->sub_ltl[j]) ltl_solve(dof, sg_problem_dof_parents(p, j), L, vj);
       else chol_solve(dof, L, vj, vj);
     }
-    if (d->rebuild_sums) {
+    if (d->rebuild_sums && dof == 6) { /* T = (b + s_rhs + 2 L_old) - A vhat - L_old */
+      double av[6];
+      a6_times(sg_soft_fold_A(&d->fold, p, j), d->sub_ashape[j], vj, av);
+      for (int a = 0; a < 6; ++a) sr[a] = b[a] + sr[a] + sl[a] - av[a];
+    } else if (d->rebuild_sums) {
       const double *A = sg_soft_fold_A(&d->fold, p, j);
-      for (int a = 0; a < dof; ++a) { /* T = (b + s_rhs + 2 L_old) - A vhat - L_old */
+      for (int a = 0; a < dof; ++a) { /* T as above */
         double av = 0;
         for (int c = 0; c < dof; ++c) av += A[a * dof + c] * vj[c];
         sr[a] = b[a] + sr[a] + sl[a] - av;
@@ -810,11 +869,13 @@ static inline double update_compact_contact(subadmm *d, const sg_problem *p, int
   for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
   sg_cone_project_strict(p->mu[i], ls, ln);
   const double dp = compact_slacks(d, q0, nz, y, li, ln, inv_beta);
+  double Rtl[3] = {0, 0, 0}; /* R^T lambda_i, shared by the pairs (their signs are exact) */
+  if (d->rebuild_sums) frame_t(R, ln, Rtl);
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k, j = p->pair_sub[q];
     if (!d->sub_mine[j]) continue; /* the owner accumulates */
     if (d->rebuild_sums) {
-      compact_jt(R, p->lever + 4 * q, ln, d->s_lam + p->sub_off[j]);
+      compact_jt_from(p->lever + 4 * q, Rtl, d->s_lam + p->sub_off[j]);
       continue;
     }
     const double w[3] = {y[k][0] + 2 * ln[0], y[k][1] + 2 * ln[1], y[k][2] + 2 * ln[2]};
@@ -888,8 +949,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, const double *v
   double theta_p = 0;
   for (int k = 0; k < d->n_my_con; ++k) {
     const int i = d->my_con[k];
-    const int compact = !d->desaxce && p->kind[i] == SG_CON_CONTACT && rigid_compact(p, i);
-    theta_p = max2(theta_p, compact ? update_compact_contact(d, p, i, v, lambda, beta, inv_beta)
+    theta_p = max2(theta_p, d->con_compact[k] ? update_compact_contact(d, p, i, v, lambda, beta, inv_beta)
                                     : update_constraint(d, p, i, lambda, beta, inv_beta));
   }
   if (p->has_motion) flush_wrenches(d, p);
@@ -928,11 +988,10 @@ static double dual_residual(const subadmm *d, const sg_problem *p, const double 
     const double *A = sg_soft_fold_A(&d->fold, p, j), *bj = sg_soft_fold_b(&d->fold, p, j);
     double s = 0;
     if (dof == 6) {
-      const double *vj = v + off;
+      double av[6];
+      a6_times(A, d->sub_ashape[j], v + off, av);
       for (int a = 0; a < 6; ++a) {
-        const double *Aa = A + 6 * a;
-        double r = Aa[0] * vj[0] + Aa[1] * vj[1] + Aa[2] * vj[2] + Aa[3] * vj[3] + Aa[4] * vj[4] + Aa[5] * vj[5] -
-                   bj[a] - d->s_lam[off + a];
+        double r = av[a] - bj[a] - d->s_lam[off + a];
         s += r * r;
       }
       theta_d = max2(theta_d, s);
@@ -1207,6 +1266,7 @@ static sg_err subadmm_setup(sg_solver *s, const sg_problem *p) {
   sg_err err = ensure_work(d, p);
   if (!err) err = build_halo(d, p);
   SG_CHECK(sg_error_collective(d->comm, err));
+  classify_masses(d, p);
   count_pairs(d, p);
   double beta = 0;
   SG_CHECK(setup_penalty(s, p, &beta));
