@@ -756,7 +756,10 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
     double *sr = d->s_rhs + off, *sl = d->s_lam + off, *vj = v + off;
     if (dof == 6) {
       double rhs[6];
-      for (int k = 0; k < 6; ++k) rhs[k] = d->rebuild_sums ? b[k] + sr[k] + 2 * sl[k] : b[k] + sr[k];
+      if (d->rebuild_sums)
+        for (int k = 0; k < 6; ++k) rhs[k] = b[k] + sr[k] + 2 * sl[k];
+      else
+        for (int k = 0; k < 6; ++k) rhs[k] = b[k] + sr[k];
       for (int r = 0; r < 6; ++r)
         vj[r] = L[6 * r] * rhs[0] + L[6 * r + 1] * rhs[1] + L[6 * r + 2] * rhs[2] + L[6 * r + 3] * rhs[3] +
                 L[6 * r + 4] * rhs[4] + L[6 * r + 5] * rhs[5];
@@ -779,15 +782,16 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
     } else {
       memset(sr, 0, (size_t)dof * sizeof(double));
     }
-    memset(sl, 0, (size_t)dof * sizeof(double));
+    if (dof == 6) memset(sl, 0, 6 * sizeof(double)); /* a fixed size: inlined */
+    else memset(sl, 0, (size_t)dof * sizeof(double));
     if (sg_problem_dof_motion(p, j)) link_motions(d, p, j, vj);
   }
 }
 
 /* y_ij = beta xhat_ij - lambda_i of pair q from y = J_ij vhat_j (in place), xhat_ij = alpha J_ij
  * vhat_j + (1 - alpha) z_ij: one formula for a pair whose y is sent and one whose y is fused. */
-static inline void pair_y_from_jv(const subadmm *d, int q, const double *li, double beta, int rows, double *y) {
-  if (!d->keep_z) {
+static inline void pair_y_from_jv(const subadmm *d, int keep_z, int q, const double *li, double beta, int rows, double *y) {
+  if (!keep_z) {
     for (int r = 0; r < rows; ++r) y[r] = beta * y[r] - li[r];
     return;
   }
@@ -810,7 +814,7 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
     else if (anchor >= 0) compact_jv(p->frame + 9 * i, p->lever + 4 * q, d->twist + p->motion_off[j] + 6 * anchor, y); /* link_motions */
     else if (rows == 3 && p->sub_dof[j] == 6 && sg_problem_pair_is_dense(p, q)) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
     else pair_apply(p, i, q, rows, v, y);
-    pair_y_from_jv(d, q, li, beta, rows, y);
+    pair_y_from_jv(d, d->keep_z, q, li, beta, rows, y);
   }
 }
 
@@ -831,10 +835,10 @@ static inline double pair_slack(const subadmm *d, const double *y, const double 
 /* The largest squared ||J_ij vhat_j - z_ij|| over the pairs q0.. of a contact and, with
  * over-relaxation, the new z_ij (35). Under the plain update every pair has J_ij vhat_j - z_ij =
  * (lambda_old - lambda_new) / beta. */
-static inline double compact_slacks(subadmm *d, int q0, int nz, double y[2][3], const double *li, const double *ln,
-                                    double inv_beta) {
+static inline double compact_slacks(subadmm *d, int keep_z, int q0, int nz, double y[2][3], const double *li,
+                                    const double *ln, double inv_beta) {
   double theta_p = 0;
-  if (!d->keep_z) {
+  if (!keep_z) {
     for (int r = 0; r < 3; ++r) {
       const double dz = (li[r] - ln[r]) * inv_beta;
       theta_p += dz * dz;
@@ -848,9 +852,11 @@ static inline double compact_slacks(subadmm *d, int q0, int nz, double y[2][3], 
 /* Pass 3 for a compact contact (strict cone): y_ij of its fused pairs computed here from vhat
  * (pass 2 fused in, while the frame is in cache), lambda by the strict cone (38), and
  * w = beta z_ij - u_ij = y_ij + 2 lambda_i (35), (39) summed into the owners' J^T sums. Returns
- * the largest squared ||J_ij vhat_j - z_ij|| of its pairs. */
+ * the largest squared ||J_ij vhat_j - z_ij|| of its pairs. keep_z and rebuild are d's, passed as
+ * constants where the caller knows them (the default: no z, rebuilt sums) for a kernel without
+ * their tests. */
 static inline double update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, double *lambda,
-                                            double beta, double inv_beta) {
+                                            double beta, double inv_beta, int keep_z, int rebuild) {
   const int q0 = p->con_pair[i], nz = p->con_pair[i + 1] - q0;
   const double *R = p->frame + 9 * i, *e = p->e + p->con_row[i];
   const double inv_nz = nz == 2 ? 0.5 : 1.0;
@@ -860,7 +866,7 @@ static inline double update_compact_contact(subadmm *d, const sg_problem *p, int
     const int q = q0 + k;
     if (d->fused[q]) {
       compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
-      pair_y_from_jv(d, q, li, beta, 3, y[k]);
+      pair_y_from_jv(d, keep_z, q, li, beta, 3, y[k]);
     } else {
       memcpy(y[k], d->y + 3 * q, sizeof y[k]);
     }
@@ -868,13 +874,13 @@ static inline double update_compact_contact(subadmm *d, const sg_problem *p, int
   }
   for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
   sg_cone_project_strict(p->mu[i], ls, ln);
-  const double dp = compact_slacks(d, q0, nz, y, li, ln, inv_beta);
+  const double dp = compact_slacks(d, keep_z, q0, nz, y, li, ln, inv_beta);
   double Rtl[3] = {0, 0, 0}; /* R^T lambda_i, shared by the pairs (their signs are exact) */
-  if (d->rebuild_sums) frame_t(R, ln, Rtl);
+  if (rebuild) frame_t(R, ln, Rtl);
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k, j = p->pair_sub[q];
     if (!d->sub_mine[j]) continue; /* the owner accumulates */
-    if (d->rebuild_sums) {
+    if (rebuild) {
       compact_jt_from(p->lever + 4 * q, Rtl, d->s_lam + p->sub_off[j]);
       continue;
     }
@@ -947,10 +953,14 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
 static double constraint_update(subadmm *d, const sg_problem *p, const double *v, double *lambda, double beta) {
   const double inv_beta = 1.0 / beta; /* no divisions per pair; the sums were cleared by pass 1 */
   double theta_p = 0;
+  const int plain = !d->keep_z && d->rebuild_sums;
   for (int k = 0; k < d->n_my_con; ++k) {
     const int i = d->my_con[k];
-    theta_p = max2(theta_p, d->con_compact[k] ? update_compact_contact(d, p, i, v, lambda, beta, inv_beta)
-                                    : update_constraint(d, p, i, lambda, beta, inv_beta));
+    double t;
+    if (!d->con_compact[k]) t = update_constraint(d, p, i, lambda, beta, inv_beta);
+    else if (plain) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1);
+    else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, d->keep_z, d->rebuild_sums);
+    theta_p = max2(theta_p, t);
   }
   if (p->has_motion) flush_wrenches(d, p);
   return sqrt(theta_p);
