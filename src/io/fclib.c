@@ -188,6 +188,7 @@ static sg_err read_title(hid_t g, const char *gname, const char *file, char *buf
     err = sg_error_set(SG_ERR_FORMAT, "%s: %s must hold one string", file, what);
   int vlen = err ? 0 : H5Tis_variable_str(t) > 0;
   if (!err && !vlen) err = sg_h5_check_type_size(t, SG_H5_MAX_STRING, file, what);
+  if (!err && vlen) err = sg_h5_check_vlen_string_type(t, file, what);
   if (!err) err = sg_h5_check_storage(d, file, what);
   if (!err && vlen) err = sg_h5_vlen_dset_check(d, file, what);
   if (!err && vlen) {

@@ -174,6 +174,19 @@ sg_err sg_h5_check_type_size(hid_t type, size_t max_bytes, const char *file, con
   return SG_OK;
 }
 
+sg_err sg_h5_check_vlen_string_type(hid_t type, const char *file, const char *what) {
+  /* The type HDF5 builds for a string of one-byte characters, with the stored padding and charset:
+   * H5Tequal compares the base types too. */
+  hid_t plain = H5Tcopy(H5T_C_S1);
+  int same = plain >= 0 && H5Tset_size(plain, H5T_VARIABLE) >= 0 && H5Tset_cset(plain, H5Tget_cset(type)) >= 0 &&
+             H5Tset_strpad(plain, H5Tget_strpad(type)) >= 0 && H5Tequal(plain, type) > 0;
+  sg_h5_close(&plain);
+  if (!same)
+    return sg_error_set(SG_ERR_FORMAT, "%s: %s is a variable-length string whose characters are not one byte "
+                        "(a corrupted type)", file, what);
+  return SG_OK;
+}
+
 /* A contiguous dataset's bytes lie in the file: an extent and a stored size that both claim more
  * than the file holds (tests/fuzz: fuzz_fclib, 4e9 values in a 22 KB file) are a corrupted header, not
  * a size to allocate. An unwritten one (no address) would be read as fill values: no larger than the
@@ -296,7 +309,8 @@ sg_err sg_h5_attr_read_str(hid_t loc, const char *name, char *buf, size_t len, i
   } else if (H5Tis_variable_str(type) > 0) {
     char *s = NULL;
     mem = H5Tcopy(H5T_C_S1);
-    if ((err = sg_h5_vlen_attr_check(loc, name, file, what))) {
+    if ((err = sg_h5_check_vlen_string_type(type, file, what)) ||
+        (err = sg_h5_vlen_attr_check(loc, name, file, what))) {
       /* refused before HDF5 follows the reference */
     } else if (mem < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 || H5Tset_cset(mem, H5Tget_cset(type)) < 0 ||
         H5Aread(attr, mem, &s) < 0) {

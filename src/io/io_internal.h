@@ -50,6 +50,11 @@ sg_err sg_h5_attr_write_i64(hid_t loc, const char *name, int64_t value, const ch
 #define SG_H5_MAX_NUMBER 8
 #define SG_H5_MAX_STRING 65536
 sg_err sg_h5_check_type_size(hid_t type, size_t max_bytes, const char *file, const char *what);
+/* Refuse a variable-length string type whose character is not one byte: HDF5 stores such a string
+ * as a sequence of its base type and converts it element by element, so a corrupted base (wider
+ * than the bytes stored in the global heap) makes HDF5 1.10 read past the heap object, into freed
+ * memory (tests/fuzz: fuzz_scene, the root attribute kind). */
+sg_err sg_h5_check_vlen_string_type(hid_t type, const char *file, const char *what);
 /* The same for numbers (SG_H5_MAX_NUMBER), and a standard layout: an integer (or an enum's base)
  * whose bits fill its bytes, an IEEE float of 4 or 8 bytes. HDF5 converts by the bit fields the
  * file gives, and fields past the value's bytes make it read past its buffers. */

@@ -143,6 +143,17 @@ def edit(case, src, dst):
             if data[t] & 15 != 9 or struct.unpack("<I", data[t + 4:t + 8])[0] != 16:
                 raise SystemExit("kind is not a variable-length type of 16 bytes")
             data[t + 4:t + 8] = struct.pack("<I", 48)
+        elif case == "vlen_base_offset":
+            # the root attribute kind's variable-length string with its one-byte character's bit offset
+            # 0 -> 0xff00 (tests/fuzz: fuzz_scene, valgrind): HDF5 1.10 converted the string bit by bit
+            # from past the heap object, from freed memory, so the result changed from one read to the next
+            at = attr_message(data, header_addr(src, None), "kind")
+            nsz = struct.unpack("<H", data[at + 2:at + 4])[0]
+            t = at + 8 + (nsz + 7) // 8 * 8
+            base = t + 8  # the vlen type's 8-byte header, then its base: an integer of one byte
+            if data[t] & 15 != 9 or data[base] & 15 != 0 or data[base + 4:base + 12] != bytes([1, 0, 0, 0, 0, 0, 8, 0]):
+                raise SystemExit("kind is not a variable-length string of one-byte integers")
+            data[base + 8:base + 10] = struct.pack("<H", 0xFF00)
         elif case == "vlen_flags_free_zero":
             # the root attribute kind's reserved byte (version 1: no flags) 0xff, and its collection's
             # free-space record 0 bytes long (tests/fuzz: fuzz_checkpoint): HDF5 1.10's parser of the

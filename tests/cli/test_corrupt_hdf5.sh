@@ -89,6 +89,12 @@ section "a variable-length string type whose size says 48 bytes (the root attrib
 expect vlen_type_size scene.h5 "corrupted HDF5 object header (an attribute's variable-length type has a corrupted size)" info scene.h5
 expect vlen_type_size run.ckpt.h5 "corrupted HDF5 object header (an attribute's variable-length type has a corrupted size)" info run.ckpt.h5
 
+section "a variable-length string whose one-byte character has a bit offset of 65280 (the root attribute kind)"
+msg="attribute kind is a variable-length string whose characters are not one byte (a corrupted type)"
+expect vlen_base_offset scene.h5 "$msg" info scene.h5
+expect -n 2 vlen_base_offset scene.h5 "$msg" run scene.h5 -o out.h5 -t_final 0.01
+expect vlen_base_offset run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+
 section "a version-1 attribute's reserved byte set, its collection's free space 0 bytes (the root attribute kind)"
 msg="attribute kind is a corrupted variable-length string (its collection's free space is corrupted)"
 expect vlen_flags_free_zero scene.h5 "$msg" info scene.h5
