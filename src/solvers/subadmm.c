@@ -108,7 +108,9 @@ typedef struct {
    * compact contacts' interior pairs, strict cone), not by pair_values */
   unsigned char *fused;
   int cap_fused;
-  unsigned char *con_compact; /* per entry of my_con: a rigid compact contact under the strict cone (update_compact_contact) */
+  /* per entry of my_con: 0 another constraint; a rigid compact contact under the strict cone
+   * (update_compact_contact): COMPACT_SOME, or COMPACT_FUSED_1 / _2 when all its 1 or 2 pairs are fused */
+  unsigned char *con_compact;
   int cap_con_compact;
   int nreq;
   double *send_buf, *recv_buf;
@@ -273,6 +275,8 @@ static inline void compact_jt2(const double *R, const double *lever, const doubl
 }
 
 /* Are all of constraint i's pairs rigid compact ones (the fused kernel's)? */
+enum { COMPACT_SOME = 1, COMPACT_FUSED_1 = 2, COMPACT_FUSED_2 = 3 };
+
 static inline int rigid_compact(const sg_problem *p, int i) {
   for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q)
     if (!sg_problem_pair_is_compact(p, q)) return 0;
@@ -380,6 +384,11 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
   }
   d->n_bpairs = npb;
   d->n_ipairs = npi;
+  for (int k = 0; k < d->n_my_con; ++k) {
+    const int i = d->my_con[k], q0 = p->con_pair[i], nz = p->con_pair[i + 1] - q0;
+    if (d->con_compact[k] && (nz == 1 || (nz == 2 && d->fused[q0 + 1])) && d->fused[q0])
+      d->con_compact[k] = nz == 2 ? COMPACT_FUSED_2 : COMPACT_FUSED_1;
+  }
   return SG_OK;
 }
 
@@ -854,17 +863,20 @@ static inline double compact_slacks(subadmm *d, int keep_z, int q0, int nz, doub
  * w = beta z_ij - u_ij = y_ij + 2 lambda_i (35), (39) summed into the owners' J^T sums. Returns
  * the largest squared ||J_ij vhat_j - z_ij|| of its pairs. keep_z and rebuild are d's, passed as
  * constants where the caller knows them (the default: no z, rebuilt sums) for a kernel without
- * their tests. */
-static inline double update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, double *lambda,
-                                            double beta, double inv_beta, int keep_z, int rebuild) {
-  const int q0 = p->con_pair[i], nz = p->con_pair[i + 1] - q0;
+ * their tests; fused_nz likewise: 1 or 2 when the contact has that many pairs, all fused (so
+ * mine), 0 to look. The same arithmetic either way: the iterates keep their bits. */
+/* Inlined at each call so that each gets its constants (GCC otherwise makes one clone that tests them). */
+static inline __attribute__((always_inline)) double
+update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, double *lambda, double beta,
+                       double inv_beta, int keep_z, int rebuild, int fused_nz) {
+  const int q0 = p->con_pair[i], nz = fused_nz ? fused_nz : p->con_pair[i + 1] - q0 == 2 ? 2 : 1; /* a contact: 1 or 2 */
   const double *R = p->frame + 9 * i, *e = p->e + p->con_row[i];
   const double inv_nz = nz == 2 ? 0.5 : 1.0;
   double *li = lambda + p->con_row[i];
   double y[2][3], sum_y[3] = {0, 0, 0}, ls[3], ln[3];
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k;
-    if (d->fused[q]) {
+    if (fused_nz || d->fused[q]) {
       compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
       pair_y_from_jv(d, keep_z, q, li, beta, 3, y[k]);
     } else {
@@ -879,7 +891,7 @@ static inline double update_compact_contact(subadmm *d, const sg_problem *p, int
   if (rebuild) frame_t(R, ln, Rtl);
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k, j = p->pair_sub[q];
-    if (!d->sub_mine[j]) continue; /* the owner accumulates */
+    if (!fused_nz && !d->sub_mine[j]) continue; /* the owner accumulates (a fused pair is mine) */
     if (rebuild) {
       compact_jt_from(p->lever + 4 * q, Rtl, d->s_lam + p->sub_off[j]);
       continue;
@@ -957,9 +969,12 @@ static double constraint_update(subadmm *d, const sg_problem *p, const double *v
   for (int k = 0; k < d->n_my_con; ++k) {
     const int i = d->my_con[k];
     double t;
-    if (!d->con_compact[k]) t = update_constraint(d, p, i, lambda, beta, inv_beta);
-    else if (plain) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1);
-    else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, d->keep_z, d->rebuild_sums);
+    const int kind = d->con_compact[k];
+    if (!kind) t = update_constraint(d, p, i, lambda, beta, inv_beta);
+    else if (!plain) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, d->keep_z, d->rebuild_sums, 0);
+    else if (kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 2);
+    else if (kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 1);
+    else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 0);
     theta_p = max2(theta_p, t);
   }
   if (p->has_motion) flush_wrenches(d, p);
