@@ -74,7 +74,8 @@ sg_err sg_h5_vlen_dset_check(hid_t dset, const char *file, const char *what);
 /* Refuse a file holding a group name heap whose free list leaves its data or loops, or whose size
  * lies outside the file (h5_heaps.c: HDF5 1.10 follows the list without a bound and hangs in any
  * lookup, and allocates the size first), or whose root group's header does not walk (H5Fopen loads
- * it, allocating each continuation block at the length it is given). Call it before H5Fopen; it
+ * it, allocating each continuation block at the length it is given), or whose superblock points at a
+ * driver information block larger than the file (H5Fopen allocates it). Call it before H5Fopen; it
  * reads the whole file once, looking for the heaps' signature. */
 sg_err sg_h5_check_local_heaps(const char *path);
 /* Refuse an object (group or dataset) whose version-1 header holds a message running past its

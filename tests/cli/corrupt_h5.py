@@ -154,6 +154,13 @@ def edit(case, src, dst):
             if data[t] & 15 != 9 or data[base] & 15 != 0 or data[base + 4:base + 12] != bytes([1, 0, 0, 0, 0, 0, 8, 0]):
                 raise SystemExit("kind is not a variable-length string of one-byte integers")
             data[base + 8:base + 10] = struct.pack("<H", 0xFF00)
+        elif case == "driver_block_size":
+            # the superblock (version 0) pointing at a driver information block, appended, that claims
+            # 0xa0000000 bytes (tests/fuzz: fuzz_scene, a 298-byte file): H5Fopen allocated and read 2.7 GB
+            if data[8] != 0 or data[13] != 8:
+                raise SystemExit("not a version-0 superblock with 8-byte addresses")
+            data[48:56] = struct.pack("<Q", len(data))  # after base, free-space and end-of-file addresses
+            data += struct.pack("<B3xI8s", 0, 0xA0000000, b"NCSAmult")
         elif case == "vlen_flags_free_zero":
             # the root attribute kind's reserved byte (version 1: no flags) 0xff, and its collection's
             # free-space record 0 bytes long (tests/fuzz: fuzz_checkpoint): HDF5 1.10's parser of the

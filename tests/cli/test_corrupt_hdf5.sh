@@ -95,6 +95,13 @@ expect vlen_base_offset scene.h5 "$msg" info scene.h5
 expect -n 2 vlen_base_offset scene.h5 "$msg" run scene.h5 -o out.h5 -t_final 0.01
 expect vlen_base_offset run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
 
+section "a superblock pointing at a driver information block of 2.7 GB"
+msg="truncated or corrupted HDF5 file (the superblock's driver information block runs past the end of the file)"
+expect driver_block_size scene.h5 "$msg" info scene.h5
+expect -n 2 driver_block_size scene.h5 "$msg" run scene.h5 -o out.h5 -t_final 0.01
+expect driver_block_size run.ckpt.h5 "$msg" run scene.h5 -restart run.ckpt.h5 -o out.h5 -t_final 0.05
+expect driver_block_size problem.hdf5 "$msg" fclib problem.hdf5 -solver pgs
+
 section "a version-1 attribute's reserved byte set, its collection's free space 0 bytes (the root attribute kind)"
 msg="attribute kind is a corrupted variable-length string (its collection's free space is corrupted)"
 expect vlen_flags_free_zero scene.h5 "$msg" info scene.h5
