@@ -243,6 +243,14 @@ static inline void compact_jv(const double *R, const double *lever, const double
   for (int k = 0; k < 3; ++k) out[k] = sign * (R[3 * k] * u[0] + R[3 * k + 1] * u[1] + R[3 * k + 2] * u[2]);
 }
 
+/* sign (v_lin + w x r) of a compact pair: J v before the frame, in world axes (exact sign). */
+static inline void compact_world_velocity(const double *lever, const double *v, double *out) {
+  const double sign = lever[3];
+  out[0] = sign * (v[0] + v[4] * lever[2] - v[5] * lever[1]);
+  out[1] = sign * (v[1] + v[5] * lever[0] - v[3] * lever[2]);
+  out[2] = sign * (v[2] + v[3] * lever[1] - v[4] * lever[0]);
+}
+
 /* R^T f, the frame's part of J^T f: the same for both pairs of a contact but for the sign. */
 static inline void frame_t(const double *R, const double *f, double *Rtf) {
   for (int c = 0; c < 3; ++c) Rtf[c] = R[c] * f[0] + R[3 + c] * f[1] + R[6 + c] * f[2];
@@ -282,6 +290,16 @@ static inline int rigid_compact(const sg_problem *p, int i) {
     if (!sg_problem_pair_is_compact(p, q)) return 0;
   return 1;
 }
+
+/* A rigid compact contact under the strict cone: update_compact_contact's. */
+static inline int compact_contact(const subadmm *d, const sg_problem *p, int i) {
+  return !d->desaxce && p->kind[i] == SG_CON_CONTACT && rigid_compact(p, i);
+}
+
+/* The default update (no z kept, sums rebuilt): a compact contact needs only the sum over its pairs
+ * of J_ij vhat_j, so its pairs' values are their world velocities (compact_world_velocity), summed
+ * before the one rotation into the contact's frame. */
+static inline int plain_update(const subadmm *d) { return !d->keep_z && d->rebuild_sums; }
 
 /* J_q v_j for pair q of constraint i (rows x dof block, or compact). */
 static inline void pair_apply(const sg_problem *p, int i, int q, int rows, const double *v, double *out) {
@@ -360,10 +378,7 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
   SG_CHECK(sg_grow((void **)&d->fused, &d->cap_fused, npair + 1, 1, "halo plan"));
   memset(d->fused, 0, (size_t)npair);
   SG_CHECK(sg_grow((void **)&d->con_compact, &d->cap_con_compact, d->n_my_con + 1, 1, "halo plan"));
-  for (int k = 0; k < d->n_my_con; ++k) {
-    const int i = d->my_con[k];
-    d->con_compact[k] = !d->desaxce && p->kind[i] == SG_CON_CONTACT && rigid_compact(p, i);
-  }
+  for (int k = 0; k < d->n_my_con; ++k) d->con_compact[k] = compact_contact(d, p, d->my_con[k]);
   int npb = 0, npi = 0;
   for (int pass = 0; pass < 2; ++pass) {
     npb = npi = 0;
@@ -813,11 +828,16 @@ static inline void pair_y_from_jv(const subadmm *d, int keep_z, int q, const dou
  * over-relaxation). */
 static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta,
                         const int *list, int n) {
+  const int plain = plain_update(d);
   for (int m = 0; m < n; ++m) {
     int i = list[2 * m], q = list[2 * m + 1];
     int rows = sg_con_rows(p->kind[i]), j = p->pair_sub[q];
     const double *li = lambda + p->con_row[i];
     double *y = d->y + 3 * q;
+    if (plain && compact_contact(d, p, i)) { /* update_compact_contact sums and rotates it */
+      compact_world_velocity(p->lever + 4 * q, v + p->sub_off[j], y);
+      continue;
+    }
     const int anchor = sg_problem_pair_anchor(p, q);
     if (sg_problem_pair_is_compact(p, q)) compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], y);
     else if (anchor >= 0) compact_jv(p->frame + 9 * i, p->lever + 4 * q, d->twist + p->motion_off[j] + 6 * anchor, y); /* link_motions */
@@ -874,17 +894,30 @@ update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, 
   const double inv_nz = nz == 2 ? 0.5 : 1.0;
   double *li = lambda + p->con_row[i];
   double y[2][3], sum_y[3] = {0, 0, 0}, ls[3], ln[3];
-  for (int k = 0; k < nz; ++k) {
-    const int q = q0 + k;
-    if (fused_nz || d->fused[q]) {
-      compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
-      pair_y_from_jv(d, keep_z, q, li, beta, 3, y[k]);
-    } else {
-      memcpy(y[k], d->y + 3 * q, sizeof y[k]);
+  if (!keep_z && rebuild) { /* plain_update: sum_ij y_ij = beta R sum_j u_j - nz lambda_i, one rotation */
+    double u[3] = {0, 0, 0}, Ru[3];
+    for (int k = 0; k < nz; ++k) {
+      const int q = q0 + k;
+      if (fused_nz || d->fused[q]) compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
+      else memcpy(y[k], d->y + 3 * q, sizeof y[k]);
+      for (int r = 0; r < 3; ++r) u[r] += y[k][r];
     }
-    for (int r = 0; r < 3; ++r) sum_y[r] += y[k][r];
+    for (int r = 0; r < 3; ++r) Ru[r] = R[3 * r] * u[0] + R[3 * r + 1] * u[1] + R[3 * r + 2] * u[2];
+    const double step = beta * inv_nz; /* exact for nz = 1, 2 */
+    for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Ru[r] + e[r]);
+  } else {
+    for (int k = 0; k < nz; ++k) {
+      const int q = q0 + k;
+      if (fused_nz || d->fused[q]) {
+        compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
+        pair_y_from_jv(d, keep_z, q, li, beta, 3, y[k]);
+      } else {
+        memcpy(y[k], d->y + 3 * q, sizeof y[k]);
+      }
+      for (int r = 0; r < 3; ++r) sum_y[r] += y[k][r];
+    }
+    for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
   }
-  for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
   sg_cone_project_strict(p->mu[i], ls, ln);
   const double dp = compact_slacks(d, keep_z, q0, nz, y, li, ln, inv_beta);
   double Rtl[3] = {0, 0, 0}; /* R^T lambda_i, shared by the pairs (their signs are exact) */
@@ -965,7 +998,7 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
 static double constraint_update(subadmm *d, const sg_problem *p, const double *v, double *lambda, double beta) {
   const double inv_beta = 1.0 / beta; /* no divisions per pair; the sums were cleared by pass 1 */
   double theta_p = 0;
-  const int plain = !d->keep_z && d->rebuild_sums;
+  const int plain = plain_update(d);
   for (int k = 0; k < d->n_my_con; ++k) {
     const int i = d->my_con[k];
     double t;
