@@ -282,9 +282,9 @@ static inline void compact_jt2(const double *R, const double *lever, const doubl
   compact_jt(R, lever, l, acc_l);
 }
 
-/* Are all of constraint i's pairs rigid compact ones (the fused kernel's)? */
-enum { COMPACT_SOME = 1, COMPACT_FUSED_1 = 2, COMPACT_FUSED_2 = 3 };
+enum { COMPACT_SOME = 1, COMPACT_FUSED_1 = 2, COMPACT_FUSED_2 = 3 }; /* values of con_compact */
 
+/* Are all of constraint i's pairs rigid compact ones (the fused kernel's)? */
 static inline int rigid_compact(const sg_problem *p, int i) {
   for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q)
     if (!sg_problem_pair_is_compact(p, q)) return 0;
@@ -878,46 +878,68 @@ static inline double compact_slacks(subadmm *d, int keep_z, int q0, int nz, doub
   return theta_p;
 }
 
-/* Pass 3 for a compact contact (strict cone): y_ij of its fused pairs computed here from vhat
- * (pass 2 fused in, while the frame is in cache), lambda by the strict cone (38), and
+/* The cone's argument ls = -(sum_j y_ij + beta e_i) / n_i of (38) for a compact contact under the
+ * default update, from its pairs' world velocities u_j (computed here for a fused pair, in y by
+ * pair_values otherwise; left in y[k]): sum_j y_ij = beta R sum_j u_j - n_i lambda_i, so
+ * ls = lambda_i - (beta / n_i) (R sum_j u_j + e_i), one rotation per contact. */
+static inline __attribute__((always_inline)) void summed_cone_argument(const subadmm *d, const sg_problem *p, int i,
+                                                                       const double *v, const double *li, double beta,
+                                                                       int nz, int fused_nz, double y[2][3], double *ls) {
+  const int q0 = p->con_pair[i];
+  const double *R = p->frame + 9 * i, *e = p->e + p->con_row[i];
+  double u[3] = {0, 0, 0}, Ru[3];
+  for (int k = 0; k < nz; ++k) {
+    const int q = q0 + k;
+    if (fused_nz || d->fused[q]) compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
+    else memcpy(y[k], d->y + 3 * q, sizeof y[k]);
+    for (int r = 0; r < 3; ++r) u[r] += y[k][r];
+  }
+  for (int r = 0; r < 3; ++r) Ru[r] = R[3 * r] * u[0] + R[3 * r + 1] * u[1] + R[3 * r + 2] * u[2];
+  const double step = beta * (nz == 2 ? 0.5 : 1.0); /* exact */
+  for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Ru[r] + e[r]);
+}
+
+/* The same from each pair's y_ij (35) (computed here for a fused pair, received otherwise; left in
+ * y[k]): with z kept (over-relaxation) or sums not rebuilt, which need each pair's. */
+static inline __attribute__((always_inline)) void pairs_cone_argument(const subadmm *d, const sg_problem *p, int i,
+                                                                      const double *v, const double *li, double beta,
+                                                                      int nz, int fused_nz, int keep_z, double y[2][3],
+                                                                      double *ls) {
+  const int q0 = p->con_pair[i];
+  const double *R = p->frame + 9 * i, *e = p->e + p->con_row[i];
+  const double inv_nz = nz == 2 ? 0.5 : 1.0;
+  double sum_y[3] = {0, 0, 0};
+  for (int k = 0; k < nz; ++k) {
+    const int q = q0 + k;
+    if (fused_nz || d->fused[q]) {
+      compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
+      pair_y_from_jv(d, keep_z, q, li, beta, 3, y[k]);
+    } else {
+      memcpy(y[k], d->y + 3 * q, sizeof y[k]);
+    }
+    for (int r = 0; r < 3; ++r) sum_y[r] += y[k][r];
+  }
+  for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
+}
+
+/* Pass 3 for a compact contact (strict cone): the values of its fused pairs computed here from
+ * vhat (pass 2 fused in, while the frame is in cache), lambda by the strict cone (38), and
  * w = beta z_ij - u_ij = y_ij + 2 lambda_i (35), (39) summed into the owners' J^T sums. Returns
  * the largest squared ||J_ij vhat_j - z_ij|| of its pairs. keep_z and rebuild are d's, passed as
  * constants where the caller knows them (the default: no z, rebuilt sums) for a kernel without
  * their tests; fused_nz likewise: 1 or 2 when the contact has that many pairs, all fused (so
- * mine), 0 to look. The same arithmetic either way: the iterates keep their bits. */
-/* Inlined at each call so that each gets its constants (GCC otherwise makes one clone that tests them). */
+ * mine), 0 to look. Inlined at each call so that each gets its constants (GCC otherwise makes one
+ * clone that tests them). */
 static inline __attribute__((always_inline)) double
 update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, double *lambda, double beta,
                        double inv_beta, int keep_z, int rebuild, int fused_nz) {
-  const int q0 = p->con_pair[i], nz = fused_nz ? fused_nz : p->con_pair[i + 1] - q0 == 2 ? 2 : 1; /* a contact: 1 or 2 */
-  const double *R = p->frame + 9 * i, *e = p->e + p->con_row[i];
-  const double inv_nz = nz == 2 ? 0.5 : 1.0;
+  const int q0 = p->con_pair[i];
+  const int nz = fused_nz ? fused_nz : p->con_pair[i + 1] - q0 == 2 ? 2 : 1; /* a contact has 1 or 2 pairs */
+  const double *R = p->frame + 9 * i;
   double *li = lambda + p->con_row[i];
-  double y[2][3], sum_y[3] = {0, 0, 0}, ls[3], ln[3];
-  if (!keep_z && rebuild) { /* plain_update: sum_ij y_ij = beta R sum_j u_j - nz lambda_i, one rotation */
-    double u[3] = {0, 0, 0}, Ru[3];
-    for (int k = 0; k < nz; ++k) {
-      const int q = q0 + k;
-      if (fused_nz || d->fused[q]) compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
-      else memcpy(y[k], d->y + 3 * q, sizeof y[k]);
-      for (int r = 0; r < 3; ++r) u[r] += y[k][r];
-    }
-    for (int r = 0; r < 3; ++r) Ru[r] = R[3 * r] * u[0] + R[3 * r + 1] * u[1] + R[3 * r + 2] * u[2];
-    const double step = beta * inv_nz; /* exact for nz = 1, 2 */
-    for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Ru[r] + e[r]);
-  } else {
-    for (int k = 0; k < nz; ++k) {
-      const int q = q0 + k;
-      if (fused_nz || d->fused[q]) {
-        compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
-        pair_y_from_jv(d, keep_z, q, li, beta, 3, y[k]);
-      } else {
-        memcpy(y[k], d->y + 3 * q, sizeof y[k]);
-      }
-      for (int r = 0; r < 3; ++r) sum_y[r] += y[k][r];
-    }
-    for (int r = 0; r < 3; ++r) ls[r] = -(sum_y[r] + beta * e[r]) * inv_nz;
-  }
+  double y[2][3], ls[3], ln[3];
+  if (!keep_z && rebuild) summed_cone_argument(d, p, i, v, li, beta, nz, fused_nz, y, ls);
+  else pairs_cone_argument(d, p, i, v, li, beta, nz, fused_nz, keep_z, y, ls);
   sg_cone_project_strict(p->mu[i], ls, ln);
   const double dp = compact_slacks(d, keep_z, q0, nz, y, li, ln, inv_beta);
   double Rtl[3] = {0, 0, 0}; /* R^T lambda_i, shared by the pairs (their signs are exact) */
