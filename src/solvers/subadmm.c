@@ -236,19 +236,24 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
 /* A compact pair (problem.h), J = sign [t_k^T, (r x t_k)^T]: J v = sign R (v_lin + w x r) and
  * J^T f = [g; r x g] with g = sign R^T f, 15 multiplications each way instead of 18 from a block
  * of 18 numbers, and 4 numbers per pair read besides the contact's frame. */
-static inline void compact_jv(const double *R, const double *lever, const double *v, double *out) {
-  const double u[3] = {v[0] + v[4] * lever[2] - v[5] * lever[1], v[1] + v[5] * lever[0] - v[3] * lever[2],
-                       v[2] + v[3] * lever[1] - v[4] * lever[0]};
-  const double sign = lever[3];
-  for (int k = 0; k < 3; ++k) out[k] = sign * (R[3 * k] * u[0] + R[3 * k + 1] * u[1] + R[3 * k + 2] * u[2]);
-}
-
 /* sign (v_lin + w x r) of a compact pair: J v before the frame, in world axes (exact sign). */
 static inline void compact_world_velocity(const double *lever, const double *v, double *out) {
   const double sign = lever[3];
   out[0] = sign * (v[0] + v[4] * lever[2] - v[5] * lever[1]);
   out[1] = sign * (v[1] + v[5] * lever[0] - v[3] * lever[2]);
   out[2] = sign * (v[2] + v[3] * lever[1] - v[4] * lever[0]);
+}
+
+/* R u: a world vector in the contact frame (rows of R: normal, tangents). */
+static inline void frame_apply(const double *R, const double *u, double *out) {
+  for (int k = 0; k < 3; ++k) out[k] = R[3 * k] * u[0] + R[3 * k + 1] * u[1] + R[3 * k + 2] * u[2];
+}
+
+/* J v = R u with u the world velocity above (a sign of +-1 commutes exactly with the rotation). */
+static inline void compact_jv(const double *R, const double *lever, const double *v, double *out) {
+  double u[3];
+  compact_world_velocity(lever, v, u);
+  frame_apply(R, u, out);
 }
 
 /* R^T f, the frame's part of J^T f: the same for both pairs of a contact but for the sign. */
@@ -894,7 +899,7 @@ static inline __attribute__((always_inline)) void summed_cone_argument(const sub
     else memcpy(y[k], d->y + 3 * q, sizeof y[k]);
     for (int r = 0; r < 3; ++r) u[r] += y[k][r];
   }
-  for (int r = 0; r < 3; ++r) Ru[r] = R[3 * r] * u[0] + R[3 * r + 1] * u[1] + R[3 * r + 2] * u[2];
+  frame_apply(R, u, Ru);
   const double step = beta * (nz == 2 ? 0.5 : 1.0); /* exact */
   for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Ru[r] + e[r]);
 }
