@@ -43,13 +43,19 @@ int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y);
  * grids); bodies much larger than a cell (walls, planes) are tested against all others. Pairs of
  * two fixed bodies are skipped. dt = 0 gives the static pairs (bounding spheres within margin).
  * Time and memory go about linearly with the bodies, the cells their sweeps cross and the pairs. */
+typedef struct sg_pair_order sg_pair_order;
 typedef struct {
   int n, cap;
   int *pairs;          /* [n][2], smaller local index first */
   struct sg_broadphase_work *work; /* scratch kept from call to call */
+  sg_pair_order *order;            /* scratch of sg_broadphase_sort_canonical */
 } sg_broadphase;
 
 sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double dt);
+/* The pairs reordered by the lower global id of the two bodies, then the higher (ties, a body
+ * and the periodic images that share its gid, by local index): the order of their contacts. */
+sg_err sg_broadphase_sort_canonical(sg_broadphase *bp, const sg_scene *s);
+void sg_pair_order_free(sg_pair_order *o);
 void sg_broadphase_destroy(sg_broadphase *bp);
 
 /* The exact relative test of the broad phase: can bodies i and j come within margin during the

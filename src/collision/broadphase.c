@@ -68,16 +68,19 @@ static int box_meets_segment(const sg_scene *s, int k, const double *x, const do
   return 1;
 }
 
-int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt) {
+/* The exact test with the bodies' bounding radii given (the grid keeps them). */
+static int may_touch(const sg_scene *s, int i, int j, double ri, double rj, double margin, double dt) {
   if (i == j || (s->fixed[i] && s->fixed[j])) return 0;
   /* a tree's links carry no geoms yet (docs/ARCHITECTURE.md, "Trees"): its row touches nothing */
   if (s->kind[i] == SG_BODY_TREE || s->kind[j] == SG_BODY_TREE) return 0;
-  if (s->gid[j] < s->gid[i]) { int t = i; i = j; j = t; } /* the same roundings in either order */
+  if (s->gid[j] < s->gid[i]) { /* the same roundings in either order */
+    int t = i; i = j; j = t;
+    double r = ri; ri = rj; rj = r;
+  }
   double d[3], back[3], p[3];
   sg_pair_displacement(s, i, j, dt, d);
   v3_scale(back, d, -1.0);
   const double *xi = s->state.pos + 3 * i, *xj = s->state.pos + 3 * j;
-  double ri = sg_body_bounding_radius(s, i), rj = sg_body_bounding_radius(s, j);
   int plane_i = s->shape[i] == SG_SHAPE_PLANE, plane_j = s->shape[j] == SG_SHAPE_PLANE;
   /* a bounding sphere stays in place while its body turns; a turning (kinematic) plane sweeps by
    * its rotation at the body */
@@ -94,6 +97,11 @@ int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt)
   if (s->shape[j] == SG_SHAPE_BOX && !box_meets_segment(s, j, xi, back, ri + margin + sg_body_rotation_sweep(s, j, dt)))
     return 0;
   return 1;
+}
+
+int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt) {
+  if (i == j) return 0;
+  return may_touch(s, i, j, sg_body_bounding_radius(s, i), sg_body_bounding_radius(s, j), margin, dt);
 }
 
 /* ---- the grid ---- */
@@ -390,7 +398,7 @@ static sg_err examine(const grid *g, int i, const int64_t *lo, int j, const int6
   const box3 *a = &g->body[i].box, *b = &g->body[j].box;
   for (int k = 0; k < 3; ++k)
     if (a->lo[k] > b->hi[k] || b->lo[k] > a->hi[k]) return SG_OK;
-  if (sg_pair_may_touch(s, i, j, g->margin, g->dt)) SG_CHECK(push_pair(bp, i, j));
+  if (may_touch(s, i, j, g->body[i].radius, g->body[j].radius, g->margin, g->dt)) SG_CHECK(push_pair(bp, i, j));
   return SG_OK;
 }
 
@@ -433,6 +441,46 @@ static sg_err cross_level_pairs(const grid *g, sg_broadphase *bp) {
   return SG_OK;
 }
 
+/* A box's world bounds, for a prefilter of the exact test: its centre, and by axis the world
+ * extent of a unit of its half sizes and of a unit of growth along its axes (sum_c |R_ac|). */
+typedef struct {
+  int is_box;
+  double sweep;                    /* its rotation sweep over the step */
+  double extent[3], per_growth[3];
+} box_bounds;
+
+static void box_bounds_of(const sg_scene *s, int b, double dt, box_bounds *bb) {
+  *bb = (box_bounds){.is_box = s->shape[b] == SG_SHAPE_BOX};
+  if (!bb->is_box) return;
+  double R[9];
+  quat_to_mat(R, s->state.quat + 4 * b);
+  bb->sweep = sg_body_rotation_sweep(s, b, dt);
+  for (int a = 0; a < 3; ++a) {
+    bb->extent[a] = bb->per_growth[a] = 0;
+    for (int c = 0; c < 3; ++c) {
+      bb->extent[a] += fabs(R[3 * a + c]) * s->size[3 * b + c];
+      bb->per_growth[a] += fabs(R[3 * a + c]);
+    }
+  }
+}
+
+/* Can the exact test accept box b with body i? False only when the segment that box_meets_segment
+ * clips (i's centre moving by dt (v_i - v_b)) misses the world box around b's grown slabs, padded
+ * well beyond the roundings of either computation; a plane i takes the plane test, not the box's. */
+static int box_may_meet(const grid *g, int b, const box_bounds *bb, int i) {
+  const sg_scene *s = g->s;
+  if (!bb->is_box || s->shape[i] == SG_SHAPE_PLANE) return 1;
+  double d[3], grow = g->body[i].radius + g->margin + bb->sweep;
+  sg_pair_displacement(s, b, i, g->dt, d);
+  for (int a = 0; a < 3; ++a) {
+    double x = s->state.pos[3 * i + a], c = s->state.pos[3 * b + a];
+    double reach = bb->extent[a] + grow * bb->per_growth[a];
+    double pad = 1e-9 * (reach + fabs(x) + fabs(c) + fabs(d[a]));
+    if (fmin(x, x + d[a]) > c + reach + pad || fmax(x, x + d[a]) < c - reach - pad) return 0;
+  }
+  return 1;
+}
+
 /* Oversized bodies against every other body, pairs of two oversized bodies once. */
 static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
   const sg_scene *s = g->s;
@@ -441,9 +489,12 @@ static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
     if (g->body[i].level < 0) g->big[g->n_big++] = i;
   for (int k = 0; k < g->n_big; ++k) {
     int b = g->big[k];
+    box_bounds bb;
+    box_bounds_of(s, b, g->dt, &bb);
     for (int i = 0; i < s->n; ++i) {
       if (i == b || (g->body[i].level < 0 && i < b)) continue;
-      if (sg_pair_may_touch(s, i, b, g->margin, g->dt)) SG_CHECK(push_pair(bp, i, b));
+      if (box_may_meet(g, b, &bb, i) && may_touch(s, i, b, g->body[i].radius, g->body[b].radius, g->margin, g->dt))
+        SG_CHECK(push_pair(bp, i, b));
     }
   }
   return SG_OK;
@@ -477,5 +528,6 @@ sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, 
 void sg_broadphase_destroy(sg_broadphase *bp) {
   free(bp->pairs);
   grid_free(bp->work);
+  sg_pair_order_free(bp->order);
   memset(bp, 0, sizeof *bp);
 }

@@ -29,6 +29,22 @@ int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y) {
 
 static int cmp_contact(const void *a, const void *b) { return sg_contact_key_cmp(a, b); }
 
+/* A pair's manifold points by feature, stably (a manifold has a handful of points). */
+static void sort_by_feature(sg_manifold *m) {
+  for (int p = 1; p < m->n; ++p)
+    for (int q = p; q > 0 && m->p[q - 1].feature > m->p[q].feature; --q) {
+      sg_contact_point t = m->p[q];
+      m->p[q] = m->p[q - 1];
+      m->p[q - 1] = t;
+    }
+}
+
+static int in_canonical_order(const sg_contacts *c) {
+  for (int k = 1; k < c->n; ++k)
+    if (sg_contact_key_cmp(&c->c[k - 1], &c->c[k]) > 0) return 0;
+  return 1;
+}
+
 /* A body whose geometry moves: moving and kinematic bodies (a fixed body's velocity is only its
  * surface's, scene.h). */
 static int geometry_moves(const sg_scene *s, int i) { return s->fixed[i] != SG_FIXED; }
@@ -104,6 +120,7 @@ double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt) 
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out) {
   out->n = 0;
   SG_CHECK(sg_broadphase_pairs(bp, s, margin, dt));
+  SG_CHECK(sg_broadphase_sort_canonical(bp, s));
   for (int k = 0; k < bp->n; ++k) {
     int i = bp->pairs[2 * k], j = bp->pairs[2 * k + 1];
     /* canonical roles: A is the body with the smaller global id */
@@ -113,6 +130,7 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
     sg_scene_geom(s, i, &ga);
     sg_scene_geom(s, j, &gb);
     if (sg_collide(&ga, &gb, sg_pair_reach(s, i, j, margin, dt), &m) <= 0) continue;
+    sort_by_feature(&m);
     SG_CHECK(sg_grow((void **)&out->c, &out->cap, out->n + m.n, sizeof *out->c, "contacts"));
     for (int p = 0; p < m.n; ++p) {
       sg_contact *c = &out->c[out->n++];
@@ -126,6 +144,7 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
     }
   }
   if (s->n_trees) SG_CHECK(sg_find_tree_contacts(s, margin, dt, out));
-  if (out->n > 1) qsort(out->c, (size_t)out->n, sizeof *out->c, cmp_contact);
+  /* the pairs' order makes the contacts canonical; the trees' contacts are appended unsorted */
+  if (!in_canonical_order(out)) qsort(out->c, (size_t)out->n, sizeof *out->c, cmp_contact);
   return SG_OK;
 }

@@ -49,10 +49,16 @@ static void random_velocity(unsigned long long *seed, int k, double *vel) {
 }
 
 static void random_scene(sg_scene *s, unsigned long long *seed, int n) {
-  CHECK_OK(sg_scene_create(s, n + 2, 1));
+  CHECK_OK(sg_scene_create(s, n + 3, 1));
   const double zero[3] = {0, 0, 0}, wall[3] = {0.02, 0.4, 0.3}, wall_at[3] = {0.3, 0, 0.15};
   CHECK_OK(sg_scene_add_body(s, SG_SHAPE_PLANE, zero, 0, 1, 0, zero, NULL, NULL, NULL));
   CHECK_OK(sg_scene_add_body(s, SG_SHAPE_BOX, wall, 0, 1, 0, wall_at, NULL, NULL, NULL));
+  /* a tilted wall that moves and turns (the oversized boxes' world-bounds prefilter) */
+  const double tilted[3] = {0.015, 0.3, 0.2}, tilted_at[3] = {-0.1, 0.05, 0.1}, tilt_axis[3] = {0.6, 0.48, 0.64};
+  const double tilted_vel[6] = {1.0, -0.5, 0.3, 2.0, 5.0, -3.0};
+  double tilt[4];
+  quat_from_axis_angle(tilt, tilt_axis, 0.7);
+  CHECK_OK(sg_scene_add_body(s, SG_SHAPE_BOX, tilted, 0, SG_KINEMATIC, 0, tilted_at, tilt, tilted_vel, NULL));
   for (int k = 0; k < n; ++k) {
     int shape = k % 10 < 7 ? SG_SHAPE_SPHERE : k % 10 < 9 ? SG_SHAPE_BOX : SG_SHAPE_CAPSULE;
     double r = k % 97 == 5 ? 0.06 : sg_test_rand(seed, 0.004, 0.02); /* a few beyond the grid's size */
