@@ -72,11 +72,12 @@ typedef struct {
   double *s_rhs;     /* per v entry: sum_i J_ij^T (beta z_ij + lambda_i) */
   double *s_lam;     /* per v entry: sum_i J_ij^T lambda_i */
   double *y;         /* per pair, 3 entries: y_ij */
-  double *z;         /* per pair, 3 entries: z_ij (kept only with over-relaxation or the De Saxce cone) */
+  double *z;         /* per pair, 3 entries: z_ij (kept only with over-relaxation or the De Saxce cone); of a
+                      * compact contact's pair with rebuilt sums, R_i^T z_ij in world axes (world_slacks) */
   int keep_z;
   /* -subadmm_rebuild_sums: pass 3 sums J^T lambda only, and pass 1 rebuilds the rest of s_rhs from
-   * v (v_update_range); off with over-relaxation, the De Saxce cone and Anderson (their s_rhs is not
-   * beta J^T J v - sum J^T lambda_old) */
+   * v (v_update_range), with or without over-relaxation; off with the De Saxce cone and Anderson
+   * (Anderson's state is s_rhs itself) */
   int rebuild_sums, rebuild_option;
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
   unsigned char *sub_ltl; /* per subsystem: H_j factorized with its tree's sparsity (ltl_factor), not densely */
@@ -175,7 +176,7 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   SG_CHECK(sg_opt_choice("-subadmm_soft_rows", "fold", "fold|split", "soft rows (4) that touch one subsystem (PD control, joint springs): fold: into the subsystem's block, solved exactly in the v-update; split: as ADMM rows (37) like the others", soft, sizeof soft));
   d->fold_soft = !strcmp(soft, "fold");
   SG_CHECK(sg_opt_bool("-subadmm_rebuild_sums", 1,
-                       "rebuild sum_i J^T (beta z + lambda) of each subsystem from its v-update instead of summing it over the pairs (half the scattered sums; plain update only)",
+                       "rebuild sum_i J^T (beta z + lambda) of each subsystem from its v-update instead of summing it over the pairs (half the scattered sums; not with the desaxce cone or Anderson)",
                        &d->rebuild_option));
   SG_CHECK(sg_opt_real("-subadmm_contact_tol", 0.0, 0.0, 1e30,
                        "also stop when the RMS per constraint of the contact residual of paper 002 Sec. VII is below this, in units of the smallest body's size per step (L/dt); 0: off",
@@ -305,6 +306,10 @@ static inline int compact_contact(const subadmm *d, const sg_problem *p, int i) 
  * of J_ij vhat_j, so its pairs' values are their world velocities (compact_world_velocity), summed
  * before the one rotation into the contact's frame. */
 static inline int plain_update(const subadmm *d) { return !d->keep_z && d->rebuild_sums; }
+
+/* Over-relaxed with rebuilt sums: a compact contact keeps its pairs' slacks in world axes,
+ * zeta_ij = R_i^T z_ij, so that it still needs one rotation of a sum (relaxed_cone_argument). */
+static inline int world_slacks(const subadmm *d) { return d->keep_z && d->rebuild_sums; }
 
 /* J_q v_j for pair q of constraint i (rows x dof block, or compact). */
 static inline void pair_apply(const sg_problem *p, int i, int q, int rows, const double *v, double *out) {
@@ -533,19 +538,41 @@ static int has_tree_sparsity(const sg_problem *p, int j, const double *Hj) {
   return 1;
 }
 
-/* H_b += beta J_{i,b}^T J_{i,b} of a compact tree pair at its anchor (paper 002 (40)-(41), (44)):
- * the link rows g_k = sign [t_k^T, (r x t_k)^T], 6 wide, instead of 3 x dof. */
-static void add_link_block(subadmm *d, const sg_problem *p, int i, int q, double beta) {
-  const int j = p->pair_sub[q];
-  const double *R = p->frame + 9 * i, *r = p->lever + 4 * q, sign = r[3];
-  double *H = d->hb + 6 * (p->motion_off[j] + 6 * sg_problem_pair_anchor(p, q)), g[6];
+/* Row k of a compact pair (paper 002 (44)): g = sign [t_k^T, (r x t_k)^T]. */
+static inline void compact_row(const double *R, const double *r, int k, double *g) {
+  const double sign = r[3], *t = R + 3 * k;
+  g[0] = sign * t[0], g[1] = sign * t[1], g[2] = sign * t[2];
+  g[3] = sign * (r[1] * t[2] - r[2] * t[1]), g[4] = sign * (r[2] * t[0] - r[0] * t[2]), g[5] = sign * (r[0] * t[1] - r[1] * t[0]);
+}
+
+/* H += beta J^T J of a compact pair, 6 x 6: a tree link's H_b at its anchor. */
+static void add_compact_outer(double *H, const double *R, const double *r, double beta) {
   for (int k = 0; k < 3; ++k) {
-    const double *t = R + 3 * k;
-    g[0] = sign * t[0], g[1] = sign * t[1], g[2] = sign * t[2];
-    g[3] = sign * (r[1] * t[2] - r[2] * t[1]), g[4] = sign * (r[2] * t[0] - r[0] * t[2]), g[5] = sign * (r[0] * t[1] - r[1] * t[0]);
+    double g[6];
+    compact_row(R, r, k, g);
     for (int a = 0; a < 6; ++a)
       for (int b = 0; b < 6; ++b) H[6 * a + b] += beta * g[a] * g[b];
   }
+}
+
+/* The same into a rigid body's H, its lower triangle only: that is all that its factorization
+ * (spd6_inverse) reads, and the entries keep the operations and order of the full sum. */
+static void add_compact_lower(double *restrict H, const double *R, const double *r, double beta) {
+  for (int k = 0; k < 3; ++k) {
+    double g[6], bg[6];
+    compact_row(R, r, k, g);
+    for (int a = 0; a < 6; ++a) bg[a] = beta * g[a];
+    for (int a = 0; a < 6; ++a)
+      for (int b = 0; b <= a; ++b) H[6 * a + b] += bg[a] * g[b];
+  }
+}
+
+/* H_b += beta J_{i,b}^T J_{i,b} of a compact tree pair at its anchor (paper 002 (40)-(41), (44)):
+ * the link rows, 6 wide, instead of 3 x dof. */
+static void add_link_block(subadmm *d, const sg_problem *p, int i, int q, double beta) {
+  const int j = p->pair_sub[q];
+  add_compact_outer(d->hb + 6 * (p->motion_off[j] + 6 * sg_problem_pair_anchor(p, q)), p->frame + 9 * i,
+                    p->lever + 4 * q, beta);
 }
 
 /* H_j += the link blocks through the tree, as the composite-rigid-body algorithm sums link inertias
@@ -590,6 +617,10 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
       if (!d->sub_mine[j]) continue;
       if (sg_problem_pair_anchor(p, q) >= 0) {
         add_link_block(d, p, i, q, beta);
+        continue;
+      }
+      if (sg_problem_pair_is_compact(p, q) && dof == 6) { /* a rigid body's pair: no 3 x 6 block expanded */
+        add_compact_lower(d->L + p->sub_aoff[j], p->frame + 9 * i, p->lever + 4 * q, beta);
         continue;
       }
       const double *J = sg_problem_pair_block(p, i, q, buf);
@@ -769,6 +800,15 @@ static inline void a6_times(const double *A, unsigned char shape, const double *
     out[a] = shape == A6_DIAGONAL ? A[7 * a] * v[a] : A[6 * a + 3] * v[3] + A[6 * a + 4] * v[4] + A[6 * a + 5] * v[5];
 }
 
+/* The next T of rebuilt sums (below) from b, T and L_old of an entry and its A vhat. Over-relaxed
+ * (alpha != 1), beta z_new = beta (alpha J vhat + (1 - alpha) z_old) - lambda_old + lambda_new, so
+ * sum J^T (beta z_new + lambda_new) = alpha beta G vhat + (1 - alpha) (T + L_old) - L_old + 2 L_new,
+ * sum J^T beta z_old being T + L_old: T' = alpha (b + T + 2 L_old - A vhat) + (1 - alpha) (T + L_old) - L_old. */
+static inline double next_rebuilt_t(double alpha, double b, double t, double l_old, double av) {
+  if (alpha == 1.0) return b + t + l_old - av;
+  return alpha * (b + t + 2 * l_old - av) + (1 - alpha) * (t + l_old) - l_old;
+}
+
 /* Pass 1 (34): vhat_j = H_j^{-1} (b_j + s_rhs_j) for my subsystems my_sub[from .. to). The sums
  * are then cleared for pass 3 to accumulate the next ones (here, where they are in cache, rather
  * than by a pass of their own).
@@ -797,16 +837,16 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
       if (d->sub_ltl[j]) ltl_solve(dof, sg_problem_dof_parents(p, j), L, vj);
       else chol_solve(dof, L, vj, vj);
     }
-    if (d->rebuild_sums && dof == 6) { /* T = (b + s_rhs + 2 L_old) - A vhat - L_old */
+    if (d->rebuild_sums && dof == 6) { /* T from A vhat (next_rebuilt_t) */
       double av[6];
       a6_times(sg_soft_fold_A(&d->fold, p, j), d->sub_ashape[j], vj, av);
-      for (int a = 0; a < 6; ++a) sr[a] = b[a] + sr[a] + sl[a] - av[a];
+      for (int a = 0; a < 6; ++a) sr[a] = next_rebuilt_t(d->relax, b[a], sr[a], sl[a], av[a]);
     } else if (d->rebuild_sums) {
       const double *A = sg_soft_fold_A(&d->fold, p, j);
       for (int a = 0; a < dof; ++a) { /* T as above */
         double av = 0;
         for (int c = 0; c < dof; ++c) av += A[a * dof + c] * vj[c];
-        sr[a] = b[a] + sr[a] + sl[a] - av;
+        sr[a] = next_rebuilt_t(d->relax, b[a], sr[a], sl[a], av);
       }
     } else {
       memset(sr, 0, (size_t)dof * sizeof(double));
@@ -833,13 +873,13 @@ static inline void pair_y_from_jv(const subadmm *d, int keep_z, int q, const dou
  * over-relaxation). */
 static void pair_values(subadmm *d, const sg_problem *p, const double *v, const double *lambda, double beta,
                         const int *list, int n) {
-  const int plain = plain_update(d);
+  const int rebuilt = d->rebuild_sums; /* plain, or relaxed with world slacks */
   for (int m = 0; m < n; ++m) {
     int i = list[2 * m], q = list[2 * m + 1];
     int rows = sg_con_rows(p->kind[i]), j = p->pair_sub[q];
     const double *li = lambda + p->con_row[i];
     double *y = d->y + 3 * q;
-    if (plain && compact_contact(d, p, i)) { /* update_compact_contact sums and rotates it */
+    if (rebuilt && compact_contact(d, p, i)) { /* update_compact_contact sums and rotates it */
       compact_world_velocity(p->lever + 4 * q, v + p->sub_off[j], y);
       continue;
     }
@@ -904,6 +944,48 @@ static inline __attribute__((always_inline)) void summed_cone_argument(const sub
   for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Ru[r] + e[r]);
 }
 
+/* The same over-relaxed (35) with world slacks: y_ij = beta (alpha R u_j + (1 - alpha) R zeta_ij) - lambda_i,
+ * so ls = lambda_i - (beta / n_i) (R sum_j w_j + e_i) with w_j = alpha u_j + (1 - alpha) zeta_ij, again
+ * one rotation per contact. Leaves u_j in u[k] and w_j in w[k]. */
+static inline __attribute__((always_inline)) void relaxed_cone_argument(const subadmm *d, const sg_problem *p, int i,
+                                                                        const double *v, const double *li, double beta,
+                                                                        int nz, int fused_nz, double u[2][3],
+                                                                        double w[2][3], double *ls) {
+  const int q0 = p->con_pair[i];
+  const double *R = p->frame + 9 * i, *e = p->e + p->con_row[i], alpha = d->relax;
+  double sum_w[3] = {0, 0, 0}, Rw[3];
+  for (int k = 0; k < nz; ++k) {
+    const int q = q0 + k;
+    const double *zeta = d->z + 3 * q;
+    if (fused_nz || d->fused[q]) compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], u[k]);
+    else memcpy(u[k], d->y + 3 * q, sizeof u[k]);
+    for (int r = 0; r < 3; ++r) {
+      w[k][r] = alpha * u[k][r] + (1 - alpha) * zeta[r];
+      sum_w[r] += w[k][r];
+    }
+  }
+  frame_apply(R, sum_w, Rw);
+  const double step = beta * (nz == 2 ? 0.5 : 1.0); /* exact */
+  for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Rw[r] + e[r]);
+}
+
+/* The new world slacks zeta_ij = R^T z_ij = w_j + R^T (lambda_new - lambda_old) / beta (35) and the
+ * largest squared ||J_ij vhat_j - z_ij|| = ||u_j - zeta_ij|| (R is orthonormal) of the pairs. */
+static inline double world_slack_update(subadmm *d, const double *R, int q0, int nz, double u[2][3], double w[2][3],
+                                        const double *li, const double *ln, double inv_beta) {
+  double dl[3] = {ln[0] - li[0], ln[1] - li[1], ln[2] - li[2]}, shift[3], theta_p = 0;
+  frame_t(R, dl, shift);
+  for (int k = 0; k < nz; ++k) {
+    double *zeta = d->z + 3 * (q0 + k), dp = 0;
+    for (int r = 0; r < 3; ++r) {
+      zeta[r] = w[k][r] + shift[r] * inv_beta;
+      dp += (u[k][r] - zeta[r]) * (u[k][r] - zeta[r]);
+    }
+    theta_p = max2(theta_p, dp);
+  }
+  return theta_p;
+}
+
 /* The same from each pair's y_ij (35) (computed here for a fused pair, received otherwise; left in
  * y[k]): with z kept (over-relaxation) or sums not rebuilt, which need each pair's. */
 static inline __attribute__((always_inline)) void pairs_cone_argument(const subadmm *d, const sg_problem *p, int i,
@@ -942,11 +1024,13 @@ update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, 
   const int nz = fused_nz ? fused_nz : p->con_pair[i + 1] - q0 == 2 ? 2 : 1; /* a contact has 1 or 2 pairs */
   const double *R = p->frame + 9 * i;
   double *li = lambda + p->con_row[i];
-  double y[2][3], ls[3], ln[3];
+  double y[2][3], relaxed_u[2][3], ls[3], ln[3], dp;
   if (!keep_z && rebuild) summed_cone_argument(d, p, i, v, li, beta, nz, fused_nz, y, ls);
+  else if (rebuild) relaxed_cone_argument(d, p, i, v, li, beta, nz, fused_nz, relaxed_u, y, ls);
   else pairs_cone_argument(d, p, i, v, li, beta, nz, fused_nz, keep_z, y, ls);
   sg_cone_project_strict(p->mu[i], ls, ln);
-  const double dp = compact_slacks(d, keep_z, q0, nz, y, li, ln, inv_beta);
+  if (keep_z && rebuild) dp = world_slack_update(d, R, q0, nz, relaxed_u, y, li, ln, inv_beta);
+  else dp = compact_slacks(d, keep_z, q0, nz, y, li, ln, inv_beta);
   double Rtl[3] = {0, 0, 0}; /* R^T lambda_i, shared by the pairs (their signs are exact) */
   if (rebuild) frame_t(R, ln, Rtl);
   for (int k = 0; k < nz; ++k) {
@@ -1025,12 +1109,14 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
 static double constraint_update(subadmm *d, const sg_problem *p, const double *v, double *lambda, double beta) {
   const double inv_beta = 1.0 / beta; /* no divisions per pair; the sums were cleared by pass 1 */
   double theta_p = 0;
-  const int plain = plain_update(d);
+  const int plain = plain_update(d), relaxed = d->keep_z && d->rebuild_sums; /* the kernel's two common cases */
   for (int k = 0; k < d->n_my_con; ++k) {
     const int i = d->my_con[k];
     double t;
     const int kind = d->con_compact[k];
     if (!kind) t = update_constraint(d, p, i, lambda, beta, inv_beta);
+    else if (relaxed && kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 2);
+    else if (relaxed && kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 1);
     else if (!plain) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, d->keep_z, d->rebuild_sums, 0);
     else if (kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 2);
     else if (kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 1);
@@ -1186,9 +1272,11 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
     if (!d->con_mine[i]) continue;
     int rows = sg_con_rows(p->kind[i]);
     const double *li = lambda + p->con_row[i];
+    const int world = world_slacks(d) && compact_contact(d, p, i);
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
-      double w[3], z_here[3], *z = d->keep_z ? d->z + 3 * q : z_here;
+      double w[3], z_here[3], *z = d->keep_z && !world ? d->z + 3 * q : z_here;
       pair_apply(p, i, q, rows, v, z); /* the warm start vhat^0 is known for every subsystem */
+      if (world) compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], d->z + 3 * q);
       if (!d->sub_mine[p->pair_sub[q]]) continue;
       for (int r = 0; r < rows; ++r) w[r] = beta * z[r] + li[r];
       pair_apply_T(p, i, q, rows, w, d->s_rhs);
@@ -1370,7 +1458,7 @@ static sg_err subadmm_solve(sg_solver *s, const sg_problem *p, double *v, double
   }
   double beta = d->beta_setup;
   info->refactorizations = 1;
-  d->rebuild_sums = d->rebuild_option && !d->keep_z && d->anderson_m == 0;
+  d->rebuild_sums = d->rebuild_option && !d->desaxce && d->anderson_m == 0;
   if (!d->any_con) { /* free motion: one exact solve */
     memset(d->s_rhs, 0, (size_t)sg_problem_n_v(p) * sizeof(double));
     memset(d->s_lam, 0, (size_t)sg_problem_n_v(p) * sizeof(double));

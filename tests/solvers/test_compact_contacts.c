@@ -13,7 +13,8 @@
  *    the compact problem: the same algebra in another order, so again within 1e-12 after 60
  *    iterations, from rest and from a warm start (a wrong rebuild, L_old's sign flipped, differs by
  *    0.4 to 0.98 of the iterate's size, and one that forgets the warm start's L_old by 2e-3 to 0.8:
- *    checked by hand).
+ *    checked by hand); over-relaxed too (alpha = 1.6: the rebuild's recursion for T, and a compact
+ *    contact's slacks kept in world axes against the pairs' slacks in the contact frame).
  * And on a tree scene (two quadrupeds on a bed of spheres): a contact on a robot's foot is a compact
  * tree pair (the link's J_{i,b} of paper 002 (44) and the anchor's chain of motions, the body split
  * of (40)-(41)) against the dense 3 x nv block through the tree: its expansion repeats the point
@@ -113,11 +114,12 @@ static void compare_solves(const assembled *compact, const assembled *dense, con
 }
 
 /* SubADMM with the sums rebuilt from the v-update and summed over the pairs, from rest and from a
- * warm start (the iterate of 20 iterations): round-off apart. */
-static void compare_rebuilt_sums(const assembled *compact) {
+ * warm start (the iterate of 20 iterations), plain and over-relaxed: round-off apart. */
+static void compare_rebuilt_sums(const assembled *compact, const char *relax) {
   const int nv = sg_problem_n_v(&compact->p), nr = sg_problem_n_rows(&compact->p);
   double *v0, *l0;
   solve("subadmm", &compact->p, 20, &v0, &l0);
+  PetscOptionsSetValue(NULL, "-subadmm_relax", relax);
   for (int warm = 0; warm < 2; ++warm) {
     double *vr, *lr, *vs, *ls;
     PetscOptionsSetValue(NULL, "-subadmm_rebuild_sums", "1");
@@ -126,13 +128,14 @@ static void compare_rebuilt_sums(const assembled *compact) {
     solve_from("subadmm", &compact->p, 60, warm ? v0 : NULL, warm ? l0 : NULL, &vs, &ls);
     PetscOptionsClearValue(NULL, "-subadmm_rebuild_sums");
     const double dv = sg_test_max_diff(vr, vs, nv) / sg_test_max_abs(vs, nv), dl = sg_test_max_diff(lr, ls, nr) / sg_test_max_abs(ls, nr);
-    printf("  subadmm from %s, sums rebuilt against summed, 60 iterations: max |dv| / max |v| = %.2e, max |dlambda| / max |lambda| = %.2e\n",
-           warm ? "a warm start" : "rest", dv, dl);
+    printf("  subadmm (relax %s) from %s, sums rebuilt against summed, 60 iterations: max |dv| / max |v| = %.2e, max |dlambda| / max |lambda| = %.2e\n",
+           relax, warm ? "a warm start" : "rest", dv, dl);
     CHECK(sg_test_max_abs(ls, nr) > 0);
     CHECK(dv <= 1e-12);
     CHECK(dl <= 1e-12);
     free(vr); free(lr); free(vs); free(ls);
   }
+  PetscOptionsClearValue(NULL, "-subadmm_relax");
   free(v0); free(l0);
 }
 
@@ -156,7 +159,8 @@ static void check_scene(sg_scene *s, double margin, int steps) {
   CHECK(blocks_identical(&compact.p, &dense.p));
   compare_solves(&compact, &dense, "1");
   compare_solves(&compact, &dense, "1.6");
-  compare_rebuilt_sums(&compact);
+  compare_rebuilt_sums(&compact, "1");
+  compare_rebuilt_sums(&compact, "1.6");
   release(&compact);
   release(&dense);
   sg_contacts_destroy(&c);
