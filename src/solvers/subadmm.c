@@ -804,8 +804,8 @@ static inline void a6_times(const double *A, unsigned char shape, const double *
  * (alpha != 1), beta z_new = beta (alpha J vhat + (1 - alpha) z_old) - lambda_old + lambda_new, so
  * sum J^T (beta z_new + lambda_new) = alpha beta G vhat + (1 - alpha) (T + L_old) - L_old + 2 L_new,
  * sum J^T beta z_old being T + L_old: T' = alpha (b + T + 2 L_old - A vhat) + (1 - alpha) (T + L_old) - L_old. */
-static inline double next_rebuilt_t(double alpha, double b, double t, double l_old, double av) {
-  if (alpha == 1.0) return b + t + l_old - av;
+static inline double next_rebuilt_t(int relaxed, double alpha, double b, double t, double l_old, double av) {
+  if (!relaxed) return b + t + l_old - av;
   return alpha * (b + t + 2 * l_old - av) + (1 - alpha) * (t + l_old) - l_old;
 }
 
@@ -816,8 +816,10 @@ static inline double next_rebuilt_t(double alpha, double b, double t, double l_o
  * gave s_rhs = sum J^T (y + 2 lambda_new) = beta G_j vhat_j - L_old + 2 L_new, G_j = sum J_ij^T J_ij,
  * L = sum J^T lambda. Since H_j = A_j + beta G_j, beta G_j vhat_j = b_j + s_rhs_j - A_j vhat_j: here, with
  * L_old still in s_lam, s_rhs keeps T = b_j + s_rhs_j - A_j vhat_j - L_old, pass 3 sums only L_new into
- * s_lam, and the next s_rhs is T + 2 L_new: one J^T product per pair instead of two. */
-static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from, int to) {
+ * s_lam, and the next s_rhs is T + 2 L_new: one J^T product per pair instead of two. `relaxed` is
+ * alpha != 1, a constant at each call (v_update_range) for a loop without its test. */
+static inline __attribute__((always_inline)) void v_update_body(subadmm *d, const sg_problem *p, double *v, int from,
+                                                                int to, int relaxed) {
   for (int m = from; m < to; ++m) {
     int j = d->my_sub[m];
     int dof = p->sub_dof[j], off = p->sub_off[j];
@@ -840,13 +842,13 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
     if (d->rebuild_sums && dof == 6) { /* T from A vhat (next_rebuilt_t) */
       double av[6];
       a6_times(sg_soft_fold_A(&d->fold, p, j), d->sub_ashape[j], vj, av);
-      for (int a = 0; a < 6; ++a) sr[a] = next_rebuilt_t(d->relax, b[a], sr[a], sl[a], av[a]);
+      for (int a = 0; a < 6; ++a) sr[a] = next_rebuilt_t(relaxed, d->relax, b[a], sr[a], sl[a], av[a]);
     } else if (d->rebuild_sums) {
       const double *A = sg_soft_fold_A(&d->fold, p, j);
       for (int a = 0; a < dof; ++a) { /* T as above */
         double av = 0;
         for (int c = 0; c < dof; ++c) av += A[a * dof + c] * vj[c];
-        sr[a] = next_rebuilt_t(d->relax, b[a], sr[a], sl[a], av);
+        sr[a] = next_rebuilt_t(relaxed, d->relax, b[a], sr[a], sl[a], av);
       }
     } else {
       memset(sr, 0, (size_t)dof * sizeof(double));
@@ -855,6 +857,11 @@ static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from,
     else memset(sl, 0, (size_t)dof * sizeof(double));
     if (sg_problem_dof_motion(p, j)) link_motions(d, p, j, vj);
   }
+}
+
+static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from, int to) {
+  if (d->relax == 1.0) v_update_body(d, p, v, from, to, 0);
+  else v_update_body(d, p, v, from, to, 1);
 }
 
 /* y_ij = beta xhat_ij - lambda_i of pair q from y = J_ij vhat_j (in place), xhat_ij = alpha J_ij
@@ -1115,10 +1122,11 @@ static double constraint_update(subadmm *d, const sg_problem *p, const double *v
     double t;
     const int kind = d->con_compact[k];
     if (!kind) t = update_constraint(d, p, i, lambda, beta, inv_beta);
-    else if (relaxed && kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 2);
-    else if (relaxed && kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 1);
-    else if (!plain) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, d->keep_z, d->rebuild_sums, 0);
-    else if (kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 2);
+    else if (!plain) {
+      if (relaxed && kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 2);
+      else if (relaxed && kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 1);
+      else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, d->keep_z, d->rebuild_sums, 0);
+    } else if (kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 2);
     else if (kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 1);
     else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 0);
     theta_p = max2(theta_p, t);
