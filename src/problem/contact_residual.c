@@ -8,18 +8,61 @@
 #include "signorini/la.h"
 #include "signorini/problem.h"
 
+/* A compact pair's J^T lambda and J v from its frame and lever (problem.h), without expanding the
+ * 3 x 6 block: g = sign R^T lambda, [g; r x g]; sign R (v_lin + w x r). */
+static void compact_jt_add(const double *R, const double *lever, const double *l, double *x) {
+  double g[3], rg[3];
+  for (int c = 0; c < 3; ++c) g[c] = lever[3] * (R[c] * l[0] + R[3 + c] * l[1] + R[6 + c] * l[2]);
+  v3_cross(rg, lever, g);
+  for (int c = 0; c < 3; ++c) {
+    x[c] += g[c];
+    x[3 + c] += rg[c];
+  }
+}
+
+static void compact_jv_add(const double *R, const double *lever, const double *v, double *ji) {
+  double wr[3], u[3];
+  v3_cross(wr, v + 3, lever);
+  for (int c = 0; c < 3; ++c) u[c] = lever[3] * (v[c] + wr[c]);
+  for (int k = 0; k < 3; ++k) ji[k] += v3_dot(R + 3 * k, u);
+}
+
+/* x += J^T lambda (sg_problem_apply_JT_add) with the compact pairs by their own formula. */
+static void metric_jt_add(const sg_problem *p, const double *lambda, double *x) {
+  for (int i = 0; i < p->n_con; ++i) {
+    const int rows = sg_con_rows(p->kind[i]);
+    const double *li = lambda + p->con_row[i];
+    for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+      const int j = p->pair_sub[q], d = p->sub_dof[j];
+      double buf[SG_COMPACT_BLOCK];
+      if (sg_problem_pair_is_compact(p, q)) compact_jt_add(p->frame + 9 * i, p->lever + 4 * q, li, x + p->sub_off[j]);
+      else if (sg_problem_pair_anchor(p, q) >= 0) sg_problem_tree_jt_add(p, i, q, li, x);
+      else {
+        const double *Jq = sg_problem_pair_block(p, i, q, buf);
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < d; ++c) x[p->sub_off[j] + c] += Jq[r * d + c] * li[r];
+      }
+    }
+  }
+}
+
 sg_err sg_metric_velocity(const sg_problem *p, const double *lambda, double *v) {
-  int nv = sg_problem_n_v(p), maxd = 1;
+  int nv = sg_problem_n_v(p), maxd = 6;
   for (int j = 0; j < p->n_sub; ++j) if (p->sub_dof[j] > maxd) maxd = p->sub_dof[j];
   double *L = sg_calloc((size_t)maxd * maxd, sizeof *L, "metric factor");
   if (!L) return SG_ERR_MEM;
   /* vhat = A^{-1}(b + J^T lambda): the dynamics residual becomes exactly zero */
   if (nv) memcpy(v, p->b, (size_t)nv * sizeof *v); /* a rank without subsystems has no b */
-  if (p->n_con) sg_problem_apply_JT_add(p, lambda, v);
+  if (p->n_con) metric_jt_add(p, lambda, v);
   sg_err err = SG_OK;
   for (int j = 0; j < p->n_sub && !err; ++j) {
     int d = p->sub_dof[j];
-    if (!(err = chol_factor(d, p->A + p->sub_aoff[j], L))) chol_solve(d, L, v + p->sub_off[j], v + p->sub_off[j]);
+    double *vj = v + p->sub_off[j];
+    if (d == 6) { /* a rigid body: the unrolled 6 x 6 factorization */
+      if (!(err = chol6_factor(p->A + p->sub_aoff[j], L))) chol6_solve(L, vj, vj);
+    } else if (!(err = chol_factor(d, p->A + p->sub_aoff[j], L))) {
+      chol_solve(d, L, vj, vj);
+    }
   }
   free(L);
   return err;
@@ -30,6 +73,10 @@ double sg_metric_constraint_sq(const sg_problem *p, int i, const double *lambda,
   double ji[3] = {0, 0, 0}, buf[SG_COMPACT_BLOCK];
   for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
     int j = p->pair_sub[q], d = p->sub_dof[j];
+    if (sg_problem_pair_is_compact(p, q)) {
+      compact_jv_add(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], ji);
+      continue;
+    }
     if (sg_problem_pair_anchor(p, q) >= 0) { /* a compact tree pair: along its chain, not a 3 x dof block */
       double t[3];
       sg_problem_tree_jv(p, i, q, v, t);
