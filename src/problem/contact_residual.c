@@ -4,28 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "signorini/compact.h"
 #include "signorini/cone.h"
 #include "signorini/la.h"
 #include "signorini/problem.h"
-
-/* A compact pair's J^T lambda and J v from its frame and lever (problem.h), without expanding the
- * 3 x 6 block: g = sign R^T lambda, [g; r x g]; sign R (v_lin + w x r). */
-static void compact_jt_add(const double *R, const double *lever, const double *l, double *x) {
-  double g[3], rg[3];
-  for (int c = 0; c < 3; ++c) g[c] = lever[3] * (R[c] * l[0] + R[3 + c] * l[1] + R[6 + c] * l[2]);
-  v3_cross(rg, lever, g);
-  for (int c = 0; c < 3; ++c) {
-    x[c] += g[c];
-    x[3 + c] += rg[c];
-  }
-}
-
-static void compact_jv_add(const double *R, const double *lever, const double *v, double *ji) {
-  double wr[3], u[3];
-  v3_cross(wr, v + 3, lever);
-  for (int c = 0; c < 3; ++c) u[c] = lever[3] * (v[c] + wr[c]);
-  for (int k = 0; k < 3; ++k) ji[k] += v3_dot(R + 3 * k, u);
-}
 
 /* x += J^T lambda (sg_problem_apply_JT_add) with the compact pairs by their own formula. */
 static void metric_jt_add(const sg_problem *p, const double *lambda, double *x) {
@@ -35,7 +17,7 @@ static void metric_jt_add(const sg_problem *p, const double *lambda, double *x) 
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       const int j = p->pair_sub[q], d = p->sub_dof[j];
       double buf[SG_COMPACT_BLOCK];
-      if (sg_problem_pair_is_compact(p, q)) compact_jt_add(p->frame + 9 * i, p->lever + 4 * q, li, x + p->sub_off[j]);
+      if (sg_problem_pair_is_compact(p, q)) sg_compact_jt(p->frame + 9 * i, p->lever + 4 * q, li, x + p->sub_off[j]);
       else if (sg_problem_pair_anchor(p, q) >= 0) sg_problem_tree_jt_add(p, i, q, li, x);
       else {
         const double *Jq = sg_problem_pair_block(p, i, q, buf);
@@ -74,7 +56,9 @@ double sg_metric_constraint_sq(const sg_problem *p, int i, const double *lambda,
   for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
     int j = p->pair_sub[q], d = p->sub_dof[j];
     if (sg_problem_pair_is_compact(p, q)) {
-      compact_jv_add(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], ji);
+      double jv[3];
+      sg_compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], jv);
+      for (int r = 0; r < 3; ++r) ji[r] += jv[r];
       continue;
     }
     if (sg_problem_pair_anchor(p, q) >= 0) { /* a compact tree pair: along its chain, not a 3 x dof block */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/anderson.h"
+#include "signorini/compact.h"
 #include "signorini/cone.h"
 #include "signorini/exchange.h"
 #include "signorini/fault.h"
@@ -234,58 +235,11 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   return SG_OK;
 }
 
-/* A compact pair (problem.h), J = sign [t_k^T, (r x t_k)^T]: J v = sign R (v_lin + w x r) and
- * J^T f = [g; r x g] with g = sign R^T f, 15 multiplications each way instead of 18 from a block
- * of 18 numbers, and 4 numbers per pair read besides the contact's frame. */
-/* sign (v_lin + w x r) of a compact pair: J v before the frame, in world axes (exact sign). */
-static inline void compact_world_velocity(const double *lever, const double *v, double *out) {
-  const double sign = lever[3];
-  out[0] = sign * (v[0] + v[4] * lever[2] - v[5] * lever[1]);
-  out[1] = sign * (v[1] + v[5] * lever[0] - v[3] * lever[2]);
-  out[2] = sign * (v[2] + v[3] * lever[1] - v[4] * lever[0]);
-}
-
-/* R u: a world vector in the contact frame (rows of R: normal, tangents). */
-static inline void frame_apply(const double *R, const double *u, double *out) {
-  for (int k = 0; k < 3; ++k) out[k] = R[3 * k] * u[0] + R[3 * k + 1] * u[1] + R[3 * k + 2] * u[2];
-}
-
-/* J v = R u with u the world velocity above (a sign of +-1 commutes exactly with the rotation). */
-static inline void compact_jv(const double *R, const double *lever, const double *v, double *out) {
-  double u[3];
-  compact_world_velocity(lever, v, u);
-  frame_apply(R, u, out);
-}
-
-/* R^T f, the frame's part of J^T f: the same for both pairs of a contact but for the sign. */
-static inline void frame_t(const double *R, const double *f, double *Rtf) {
-  for (int c = 0; c < 3; ++c) Rtf[c] = R[c] * f[0] + R[3 + c] * f[1] + R[6 + c] * f[2];
-}
-
-/* acc += J^T f of a compact pair (the six entries of its rigid subsystem) from Rtf = R^T f. */
-static inline void compact_jt_from(const double *lever, const double *Rtf, double *acc) {
-  const double sign = lever[3];
-  const double g[3] = {sign * Rtf[0], sign * Rtf[1], sign * Rtf[2]};
-  acc[0] += g[0];
-  acc[1] += g[1];
-  acc[2] += g[2];
-  acc[3] += lever[1] * g[2] - lever[2] * g[1];
-  acc[4] += lever[2] * g[0] - lever[0] * g[2];
-  acc[5] += lever[0] * g[1] - lever[1] * g[0];
-}
-
-/* acc += J^T f of a compact pair. */
-static inline void compact_jt(const double *R, const double *lever, const double *f, double *acc) {
-  double Rtf[3];
-  frame_t(R, f, Rtf);
-  compact_jt_from(lever, Rtf, acc);
-}
-
 /* acc_w += J^T w and acc_l += J^T l of a compact pair. */
 static inline void compact_jt2(const double *R, const double *lever, const double *w, const double *l, double *acc_w,
                                double *acc_l) {
-  compact_jt(R, lever, w, acc_w);
-  compact_jt(R, lever, l, acc_l);
+  sg_compact_jt(R, lever, w, acc_w);
+  sg_compact_jt(R, lever, l, acc_l);
 }
 
 enum { COMPACT_SOME = 1, COMPACT_FUSED_1 = 2, COMPACT_FUSED_2 = 3 }; /* values of con_compact */
@@ -315,7 +269,7 @@ static inline int world_slacks(const subadmm *d) { return d->keep_z && d->rebuil
 static inline void pair_apply(const sg_problem *p, int i, int q, int rows, const double *v, double *out) {
   int j = p->pair_sub[q], dof = p->sub_dof[j];
   if (sg_problem_pair_is_compact(p, q)) {
-    compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], out);
+    sg_compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], out);
     return;
   }
   if (!sg_problem_pair_is_dense(p, q)) { /* a compact tree pair: the body split of (40)-(41) */
@@ -352,7 +306,7 @@ static inline void pair_apply_T(const sg_problem *p, int i, int q, int rows, con
   int j = p->pair_sub[q], dof = p->sub_dof[j];
   double *aj = acc + p->sub_off[j];
   if (sg_problem_pair_is_compact(p, q)) {
-    compact_jt(p->frame + 9 * i, p->lever + 4 * q, w, aj);
+    sg_compact_jt(p->frame + 9 * i, p->lever + 4 * q, w, aj);
     return;
   }
   if (!sg_problem_pair_is_dense(p, q)) {
@@ -740,7 +694,7 @@ static inline void sum_jt(const sg_problem *p, int i, int q, int rows, const dou
     pair_apply_T(p, i, q, rows, f, acc);
     return;
   }
-  compact_jt(p->frame + 9 * i, p->lever + 4 * q, f, wrench + p->motion_off[p->pair_sub[q]] + 6 * anchor);
+  sg_compact_jt(p->frame + 9 * i, p->lever + 4 * q, f, wrench + p->motion_off[p->pair_sub[q]] + 6 * anchor);
 }
 
 /* The pass's anchored wrenches into the J^T sums: summed from the leaves up (children after their
@@ -887,12 +841,12 @@ static void pair_values(subadmm *d, const sg_problem *p, const double *v, const 
     const double *li = lambda + p->con_row[i];
     double *y = d->y + 3 * q;
     if (rebuilt && compact_contact(d, p, i)) { /* update_compact_contact sums and rotates it */
-      compact_world_velocity(p->lever + 4 * q, v + p->sub_off[j], y);
+      sg_compact_world_velocity(p->lever + 4 * q, v + p->sub_off[j], y);
       continue;
     }
     const int anchor = sg_problem_pair_anchor(p, q);
-    if (sg_problem_pair_is_compact(p, q)) compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], y);
-    else if (anchor >= 0) compact_jv(p->frame + 9 * i, p->lever + 4 * q, d->twist + p->motion_off[j] + 6 * anchor, y); /* link_motions */
+    if (sg_problem_pair_is_compact(p, q)) sg_compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[j], y);
+    else if (anchor >= 0) sg_compact_jv(p->frame + 9 * i, p->lever + 4 * q, d->twist + p->motion_off[j] + 6 * anchor, y); /* link_motions */
     else if (rows == 3 && p->sub_dof[j] == 6 && sg_problem_pair_is_dense(p, q)) jv_3x6(p->J + p->pair_joff[q], v + p->sub_off[j], y);
     else pair_apply(p, i, q, rows, v, y);
     pair_y_from_jv(d, d->keep_z, q, li, beta, rows, y);
@@ -942,11 +896,11 @@ static inline __attribute__((always_inline)) void summed_cone_argument(const sub
   double u[3] = {0, 0, 0}, Ru[3];
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k;
-    if (fused_nz || d->fused[q]) compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
+    if (fused_nz || d->fused[q]) sg_compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
     else memcpy(y[k], d->y + 3 * q, sizeof y[k]);
     for (int r = 0; r < 3; ++r) u[r] += y[k][r];
   }
-  frame_apply(R, u, Ru);
+  sg_frame_apply(R, u, Ru);
   const double step = beta * (nz == 2 ? 0.5 : 1.0); /* exact */
   for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Ru[r] + e[r]);
 }
@@ -964,14 +918,14 @@ static inline __attribute__((always_inline)) void relaxed_cone_argument(const su
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k;
     const double *zeta = d->z + 3 * q;
-    if (fused_nz || d->fused[q]) compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], u[k]);
+    if (fused_nz || d->fused[q]) sg_compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], u[k]);
     else memcpy(u[k], d->y + 3 * q, sizeof u[k]);
     for (int r = 0; r < 3; ++r) {
       w[k][r] = alpha * u[k][r] + (1 - alpha) * zeta[r];
       sum_w[r] += w[k][r];
     }
   }
-  frame_apply(R, sum_w, Rw);
+  sg_frame_apply(R, sum_w, Rw);
   const double step = beta * (nz == 2 ? 0.5 : 1.0); /* exact */
   for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Rw[r] + e[r]);
 }
@@ -981,7 +935,7 @@ static inline __attribute__((always_inline)) void relaxed_cone_argument(const su
 static inline double world_slack_update(subadmm *d, const double *R, int q0, int nz, double u[2][3], double w[2][3],
                                         const double *li, const double *ln, double inv_beta) {
   double dl[3] = {ln[0] - li[0], ln[1] - li[1], ln[2] - li[2]}, shift[3], theta_p = 0;
-  frame_t(R, dl, shift);
+  sg_frame_t(R, dl, shift);
   for (int k = 0; k < nz; ++k) {
     double *zeta = d->z + 3 * (q0 + k), dp = 0;
     for (int r = 0; r < 3; ++r) {
@@ -1006,7 +960,7 @@ static inline __attribute__((always_inline)) void pairs_cone_argument(const suba
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k;
     if (fused_nz || d->fused[q]) {
-      compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
+      sg_compact_jv(R, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y[k]);
       pair_y_from_jv(d, keep_z, q, li, beta, 3, y[k]);
     } else {
       memcpy(y[k], d->y + 3 * q, sizeof y[k]);
@@ -1039,12 +993,12 @@ update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, 
   if (keep_z && rebuild) dp = world_slack_update(d, R, q0, nz, relaxed_u, y, li, ln, inv_beta);
   else dp = compact_slacks(d, keep_z, q0, nz, y, li, ln, inv_beta);
   double Rtl[3] = {0, 0, 0}; /* R^T lambda_i, shared by the pairs (their signs are exact) */
-  if (rebuild) frame_t(R, ln, Rtl);
+  if (rebuild) sg_frame_t(R, ln, Rtl);
   for (int k = 0; k < nz; ++k) {
     const int q = q0 + k, j = p->pair_sub[q];
     if (!fused_nz && !d->sub_mine[j]) continue; /* the owner accumulates (a fused pair is mine) */
     if (rebuild) {
-      compact_jt_from(p->lever + 4 * q, Rtl, d->s_lam + p->sub_off[j]);
+      sg_compact_jt_from(p->lever + 4 * q, Rtl, d->s_lam + p->sub_off[j]);
       continue;
     }
     const double w[3] = {y[k][0] + 2 * ln[0], y[k][1] + 2 * ln[1], y[k][2] + 2 * ln[2]};
@@ -1095,7 +1049,7 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
     int j = p->pair_sub[q];
     if (!d->sub_mine[j]) continue; /* the owner accumulates */
     if (d->rebuild_sums) {
-      if (sg_problem_pair_is_compact(p, q)) compact_jt(p->frame + 9 * i, p->lever + 4 * q, ln, d->s_lam + p->sub_off[j]);
+      if (sg_problem_pair_is_compact(p, q)) sg_compact_jt(p->frame + 9 * i, p->lever + 4 * q, ln, d->s_lam + p->sub_off[j]);
       else sum_jt(p, i, q, rows, ln, d->s_lam, d->wrench_l);
       continue;
     }
@@ -1284,7 +1238,7 @@ static void initial_sums(subadmm *d, const sg_problem *p, const double *v, const
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
       double w[3], z_here[3], *z = d->keep_z && !world ? d->z + 3 * q : z_here;
       pair_apply(p, i, q, rows, v, z); /* the warm start vhat^0 is known for every subsystem */
-      if (world) compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], d->z + 3 * q);
+      if (world) sg_compact_world_velocity(p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], d->z + 3 * q);
       if (!d->sub_mine[p->pair_sub[q]]) continue;
       for (int r = 0; r < rows; ++r) w[r] = beta * z[r] + li[r];
       pair_apply_T(p, i, q, rows, w, d->s_rhs);
