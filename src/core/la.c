@@ -92,11 +92,13 @@ sg_err chol6_factor(const double *A, double *L) {
   return SG_OK;
 }
 
-void chol6_solve(const double *L, const double *b, double *x) {
-  double y[6];
-  for (int i = 0; i < 6; ++i) {
+/* L^{-T} L^{-1} b with b zero above row `first` (the zero rows' terms, L * 0, would leave every
+ * sum's bits unchanged, so they are skipped: the inverse's unit columns start at their row). */
+static void chol6_solve_from(const double *L, const double *b, int first, double *x) {
+  double y[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = first; i < 6; ++i) {
     double s = b[i];
-    for (int k = 0; k < i; ++k) s -= L[i * 6 + k] * y[k];
+    for (int k = first; k < i; ++k) s -= L[i * 6 + k] * y[k];
     y[i] = s * L[i * 7];
   }
   for (int i = 5; i >= 0; --i) {
@@ -107,31 +109,15 @@ void chol6_solve(const double *L, const double *b, double *x) {
   for (int i = 0; i < 6; ++i) x[i] = y[i];
 }
 
-/* Column k of A^{-1} from the factor: chol6_solve of the unit vector e_k, with the forward
- * substitution started at row k (the rows above are exact zeros, and the terms they would add,
- * L * 0, leave every sum's bits unchanged). */
-static void chol6_unit_column(const double *L, int k, double *x) {
-  double y[6] = {0, 0, 0, 0, 0, 0};
-  y[k] = L[k * 7];
-  for (int i = k + 1; i < 6; ++i) {
-    double s = 0;
-    for (int m = k; m < i; ++m) s -= L[i * 6 + m] * y[m];
-    y[i] = s * L[i * 7];
-  }
-  for (int i = 5; i >= 0; --i) {
-    double s = y[i];
-    for (int m = i + 1; m < 6; ++m) s -= L[m * 6 + i] * y[m];
-    y[i] = s * L[i * 7];
-  }
-  for (int i = 0; i < 6; ++i) x[i] = y[i];
-}
+void chol6_solve(const double *L, const double *b, double *x) { chol6_solve_from(L, b, 0, x); }
 
 sg_err spd6_inverse(const double *A, double *Ainv) {
   double L[36];
   SG_CHECK(chol6_factor(A, L));
   for (int k = 0; k < 6; ++k) {
-    double col[6];
-    chol6_unit_column(L, k, col);
+    double e[6] = {0, 0, 0, 0, 0, 0}, col[6];
+    e[k] = 1.0;
+    chol6_solve_from(L, e, k, col);
     for (int i = 0; i < 6; ++i) Ainv[i * 6 + k] = col[i];
   }
   /* exact symmetry, so that the result does not depend on which triangle is read */
