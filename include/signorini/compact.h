@@ -5,12 +5,19 @@
 #ifndef SIGNORINI_COMPACT_H
 #define SIGNORINI_COMPACT_H
 
+/* v_lin + w x r: the world velocity of the body's point at lever r. */
+static inline void sg_point_velocity(const double *lever, const double *v, double *out) {
+  out[0] = v[0] + v[4] * lever[2] - v[5] * lever[1];
+  out[1] = v[1] + v[5] * lever[0] - v[3] * lever[2];
+  out[2] = v[2] + v[3] * lever[1] - v[4] * lever[0];
+}
+
 /* sign (v_lin + w x r) of a compact pair: J v before the frame, in world axes (exact sign). */
 static inline void sg_compact_world_velocity(const double *lever, const double *v, double *out) {
   const double sign = lever[3];
-  out[0] = sign * (v[0] + v[4] * lever[2] - v[5] * lever[1]);
-  out[1] = sign * (v[1] + v[5] * lever[0] - v[3] * lever[2]);
-  out[2] = sign * (v[2] + v[3] * lever[1] - v[4] * lever[0]);
+  double w[3];
+  sg_point_velocity(lever, v, w);
+  for (int k = 0; k < 3; ++k) out[k] = sign * w[k];
 }
 
 /* R u: a world vector in the contact frame (rows of R: normal, tangents). */
@@ -30,16 +37,31 @@ static inline void sg_frame_t(const double *R, const double *f, double *Rtf) {
   for (int c = 0; c < 3; ++c) Rtf[c] = R[c] * f[0] + R[3 + c] * f[1] + R[6 + c] * f[2];
 }
 
+/* acc += [f; r x f] and acc -= [f; r x f], the J^T f of a pair of sign +1 and -1 from f = R^T lambda
+ * without multiplying by the sign: a + (-b) = a - b and (-a) - (-b) = -(a - b) exactly, so the same
+ * bits as sg_compact_jt_from. */
+static inline void sg_point_wrench_add(const double *lever, const double *f, double *acc) {
+  acc[0] += f[0];
+  acc[1] += f[1];
+  acc[2] += f[2];
+  acc[3] += lever[1] * f[2] - lever[2] * f[1];
+  acc[4] += lever[2] * f[0] - lever[0] * f[2];
+  acc[5] += lever[0] * f[1] - lever[1] * f[0];
+}
+static inline void sg_point_wrench_sub(const double *lever, const double *f, double *acc) {
+  acc[0] -= f[0];
+  acc[1] -= f[1];
+  acc[2] -= f[2];
+  acc[3] -= lever[1] * f[2] - lever[2] * f[1];
+  acc[4] -= lever[2] * f[0] - lever[0] * f[2];
+  acc[5] -= lever[0] * f[1] - lever[1] * f[0];
+}
+
 /* acc += J^T f of a compact pair (the six entries of its rigid subsystem) from Rtf = R^T f. */
 static inline void sg_compact_jt_from(const double *lever, const double *Rtf, double *acc) {
   const double sign = lever[3];
   const double g[3] = {sign * Rtf[0], sign * Rtf[1], sign * Rtf[2]};
-  acc[0] += g[0];
-  acc[1] += g[1];
-  acc[2] += g[2];
-  acc[3] += lever[1] * g[2] - lever[2] * g[1];
-  acc[4] += lever[2] * g[0] - lever[0] * g[2];
-  acc[5] += lever[0] * g[1] - lever[1] * g[0];
+  sg_point_wrench_add(lever, g, acc);
 }
 
 /* acc += J^T f of a compact pair. */

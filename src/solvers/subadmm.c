@@ -111,7 +111,8 @@ typedef struct {
   unsigned char *fused;
   int cap_fused;
   /* per entry of my_con: 0 another constraint; a rigid compact contact under the strict cone
-   * (update_compact_contact): COMPACT_SOME, or COMPACT_FUSED_1 / _2 when all its 1 or 2 pairs are fused */
+   * (update_compact_contact): COMPACT_SOME, or COMPACT_FUSED_1 / _2 when all its 1 or 2 pairs are fused
+   * (_2: with signs +1, -1) */
   unsigned char *con_compact;
   int cap_con_compact;
   int nreq;
@@ -365,8 +366,10 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
   d->n_ipairs = npi;
   for (int k = 0; k < d->n_my_con; ++k) {
     const int i = d->my_con[k], q0 = p->con_pair[i], nz = p->con_pair[i + 1] - q0;
-    if (d->con_compact[k] && (nz == 1 || (nz == 2 && d->fused[q0 + 1])) && d->fused[q0])
-      d->con_compact[k] = nz == 2 ? COMPACT_FUSED_2 : COMPACT_FUSED_1;
+    if (!d->con_compact[k] || !d->fused[q0]) continue;
+    if (nz == 1) d->con_compact[k] = COMPACT_FUSED_1;
+    else if (nz == 2 && d->fused[q0 + 1] && p->lever[4 * q0 + 3] == 1.0 && p->lever[4 * q0 + 7] == -1.0)
+      d->con_compact[k] = COMPACT_FUSED_2; /* the assembly's signs: body a +1, body b -1 (update_fused_pair) */
   }
   return SG_OK;
 }
@@ -785,9 +788,13 @@ static inline __attribute__((always_inline)) void v_update_body(subadmm *d, cons
         for (int k = 0; k < 6; ++k) rhs[k] = b[k] + sr[k] + 2 * sl[k];
       else
         for (int k = 0; k < 6; ++k) rhs[k] = b[k] + sr[k];
-      for (int r = 0; r < 6; ++r)
-        vj[r] = L[6 * r] * rhs[0] + L[6 * r + 1] * rhs[1] + L[6 * r + 2] * rhs[2] + L[6 * r + 3] * rhs[3] +
-                L[6 * r + 4] * rhs[4] + L[6 * r + 5] * rhs[5];
+      /* H_j^{-1} rhs by columns (H_j^{-1} is exactly symmetric: column c is row c, contiguous), each
+       * entry summed over c left to right as by rows: the same values, in vector registers */
+      double acc[6];
+      for (int r = 0; r < 6; ++r) acc[r] = L[r] * rhs[0];
+      for (int c = 1; c < 6; ++c)
+        for (int r = 0; r < 6; ++r) acc[r] += L[6 * c + r] * rhs[c];
+      memcpy(vj, acc, sizeof acc);
     } else {
       for (int k = 0; k < dof; ++k) vj[k] = d->rebuild_sums ? b[k] + sr[k] + 2 * sl[k] : b[k] + sr[k];
       if (d->sub_ltl[j]) ltl_solve(dof, sg_problem_dof_parents(p, j), L, vj);
@@ -1008,6 +1015,33 @@ update_compact_contact(subadmm *d, const sg_problem *p, int i, const double *v, 
   return dp;
 }
 
+/* update_compact_contact's default case (no z, rebuilt sums) for a contact between two bodies of
+ * mine, its pairs' signs +1 and -1, with the signs folded into a difference of the bodies' point
+ * velocities and a sum and a difference of their wrenches: the same values, without the sign
+ * products (exact: see sg_point_wrench_add). */
+static inline double update_fused_pair(subadmm *d, const sg_problem *p, int i, const double *v, double *lambda,
+                                       double beta, double inv_beta) {
+  const int q0 = p->con_pair[i];
+  const double *R = p->frame + 9 * i, *e = p->e + p->con_row[i];
+  const double *lever_a = p->lever + 4 * q0, *lever_b = lever_a + 4;
+  const int off_a = p->sub_off[p->pair_sub[q0]], off_b = p->sub_off[p->pair_sub[q0 + 1]];
+  double *li = lambda + p->con_row[i];
+  double wa[3], wb[3], u[3], Ru[3], ls[3], ln[3], Rtl[3];
+  sg_point_velocity(lever_a, v + off_a, wa);
+  sg_point_velocity(lever_b, v + off_b, wb);
+  for (int r = 0; r < 3; ++r) u[r] = wa[r] - wb[r]; /* the pairs' sum (38) */
+  sg_frame_apply(R, u, Ru);
+  const double step = beta * 0.5; /* exact */
+  for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Ru[r] + e[r]);
+  sg_cone_project_strict(p->mu[i], ls, ln);
+  const double dp = compact_slacks(d, 0, q0, 2, NULL, li, ln, inv_beta);
+  sg_frame_t(R, ln, Rtl);
+  sg_point_wrench_add(lever_a, Rtl, d->s_lam + off_a);
+  sg_point_wrench_sub(lever_b, Rtl, d->s_lam + off_b);
+  for (int r = 0; r < 3; ++r) li[r] = ln[r];
+  return dp;
+}
+
 /* Pass 3 for any other constraint: lambda_i by (36) hard or bilateral, (37) soft or (38) contact (strict, or
  * Euclidean with the De Saxce term), z_ij (35), and the owners' J^T sums. Returns the largest
  * squared ||J_ij vhat_j - z_ij|| of its pairs. */
@@ -1080,7 +1114,7 @@ static double constraint_update(subadmm *d, const sg_problem *p, const double *v
       if (relaxed && kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 2);
       else if (relaxed && kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 1);
       else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, d->keep_z, d->rebuild_sums, 0);
-    } else if (kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 2);
+    } else if (kind == COMPACT_FUSED_2) t = update_fused_pair(d, p, i, v, lambda, beta, inv_beta);
     else if (kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 1);
     else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 0);
     theta_p = max2(theta_p, t);
