@@ -1100,25 +1100,38 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
   return theta_p;
 }
 
+/* Pass 3 under the default update (no z, rebuilt sums): its own loop, without the other cases'
+ * tests. Returns the largest squared ||J_ij vhat_j - z_ij||. */
+static double plain_pass(subadmm *d, const sg_problem *p, const double *v, double *lambda, double beta, double inv_beta) {
+  double theta_p = 0;
+  for (int k = 0; k < d->n_my_con; ++k) {
+    const int i = d->my_con[k], kind = d->con_compact[k];
+    double t;
+    if (kind == COMPACT_FUSED_2) t = update_fused_pair(d, p, i, v, lambda, beta, inv_beta);
+    else if (kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 1);
+    else if (kind) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 0);
+    else t = update_constraint(d, p, i, lambda, beta, inv_beta);
+    theta_p = max2(theta_p, t);
+  }
+  return theta_p;
+}
+
 /* Pass 3 over my constraints; returns theta_p = max ||J_ij vhat_j - z_ij|| (42). */
 static double constraint_update(subadmm *d, const sg_problem *p, const double *v, double *lambda, double beta) {
   const double inv_beta = 1.0 / beta; /* no divisions per pair; the sums were cleared by pass 1 */
+  const int relaxed = d->keep_z && d->rebuild_sums; /* over-relaxed with world slacks: its own fused copies */
   double theta_p = 0;
-  const int plain = plain_update(d), relaxed = d->keep_z && d->rebuild_sums; /* the kernel's two common cases */
-  for (int k = 0; k < d->n_my_con; ++k) {
-    const int i = d->my_con[k];
-    double t;
-    const int kind = d->con_compact[k];
-    if (!kind) t = update_constraint(d, p, i, lambda, beta, inv_beta);
-    else if (!plain) {
-      if (relaxed && kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 2);
+  if (plain_update(d)) theta_p = plain_pass(d, p, v, lambda, beta, inv_beta);
+  else
+    for (int k = 0; k < d->n_my_con; ++k) {
+      const int i = d->my_con[k], kind = d->con_compact[k];
+      double t;
+      if (!kind) t = update_constraint(d, p, i, lambda, beta, inv_beta);
+      else if (relaxed && kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 2);
       else if (relaxed && kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 1);
       else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, d->keep_z, d->rebuild_sums, 0);
-    } else if (kind == COMPACT_FUSED_2) t = update_fused_pair(d, p, i, v, lambda, beta, inv_beta);
-    else if (kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 1);
-    else t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 0);
-    theta_p = max2(theta_p, t);
-  }
+      theta_p = max2(theta_p, t);
+    }
   if (p->has_motion) flush_wrenches(d, p);
   return sqrt(theta_p);
 }
