@@ -35,7 +35,10 @@ int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y);
  * dt |w| times its rotation lever (the farthest point of the body's core from its centre: 0 for
  * a sphere, the half length for a capsule, the half diagonal for a box). Bodies moving together
  * therefore meet no more contacts than at rest, and a fast body still meets its contacts before
- * it penetrates. Fixed bodies have zero velocity. */
+ * it penetrates. Fixed bodies have zero velocity. With stops (sg_broadphase.stops, the stepper's
+ * -contact_sweep_stops) the search also follows each body of a pair while the solve holds the
+ * other still (sg_pair_displacements): a column falling together onto a floor is then one problem,
+ * not one added solve per sphere (docs/SOLVERS.md, "Contacts the solved motion meets"). */
 
 /* Candidate pairs (i, j): bodies that can come within margin of each other during the step,
  * i.e. the pairs that sg_pair_may_touch accepts, each once, in no particular order. Bodies of
@@ -49,6 +52,7 @@ typedef struct {
   int *pairs;          /* [n][2], smaller local index first */
   struct sg_broadphase_work *work; /* scratch kept from call to call */
   sg_pair_order *order;            /* scratch of sg_broadphase_sort_canonical */
+  int stops;                       /* also the pairs that meet while the solve stops one of them */
 } sg_broadphase;
 
 sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double dt);
@@ -63,8 +67,9 @@ void sg_broadphase_destroy(sg_broadphase *bp);
  * motion: the distance of the segment x_j - x_i + t dt (v_j - v_i), t in [0, 1], from the origin
  * below R_i + R_j + margin (tighter than |x_j - x_i| < R_i + R_j + margin + dt |v_j - v_i|, which
  * it implies); a plane, and a box grown by its own rotation sweep, test that segment against
- * their faces instead or as well. Symmetric in i and j, bit for bit. */
-int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt);
+ * their faces instead or as well. With stops, the same along each displacement of
+ * sg_pair_displacements. Symmetric in i and j, bit for bit. */
+int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt, int stops);
 
 /* World placement of body i (R from its quaternion). */
 void sg_scene_geom(const sg_scene *s, int i, sg_geom *g);
@@ -80,9 +85,16 @@ double sg_plane_turn_sweep(const sg_scene *s, int plane, int other, double dt);
 /* Displacement of body j relative to body i over the step: dt (v_j - v_i), fixed bodies at rest.
  * The one measure of relative motion of the broad phase (sg_pair_may_touch) and of the reach. */
 void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3]);
-/* Narrow-phase reach of the pair: margin + dt |v_i - v_j| + rotation sweeps of i and j. The
- * same value whatever the order of i and j. */
-double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt);
+/* The displacements of j relative to i that the candidate test follows; returns their number.
+ * d[0] is sg_pair_displacement; with stops, also the motion of each body of the pair while the
+ * other, when it is a moving (dynamic) body, stands still: dt v_j if i is moving, -dt v_i if j is.
+ * The solve may stop a body within the step (it lands on a third one), and the other then runs
+ * into it; bodies falling together meet nothing in their relative motion alone. */
+int sg_pair_displacements(const sg_scene *s, int i, int j, double dt, int stops, double d[3][3]);
+/* Narrow-phase reach of the pair: margin + the longest of its displacements (dt |v_i - v_j|, and
+ * with stops dt |v_i| and dt |v_j| as sg_pair_displacements gives them) + rotation sweeps of i and
+ * j. The same value whatever the order of i and j. */
+double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt, int stops);
 /* Contacts of the trees' link geoms (src/collision/tree_contacts.c), appended to out unsorted:
  * each tree body's geoms (tree.h, sg_link_geom) against the other bodies of s, against the geoms of
  * the other trees and against those of its own links but the joined ones (sg_tree_links_joined).

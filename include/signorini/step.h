@@ -22,6 +22,8 @@ typedef struct {
   double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
   int partition_sfc; /* -partition_method sfc: owners from a Hilbert curve in parallel, not METIS on rank 0 */
   int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
+  int sweep_stops; /* -contact_sweep_stops: the search also follows each body of a pair while the other
+                      stands still (sg_pair_displacements) */
   int dense_jacobians; /* -assemble_dense: dense 3x6 blocks for rigid contacts instead of the compact form */
   /* the model's scales (sg_rigid_scales): they give the problem's units and the default margin.
    * Taken from the scene file (sg_step_params_scales) they stay the same when a restart's bodies

@@ -68,17 +68,9 @@ static int box_meets_segment(const sg_scene *s, int k, const double *x, const do
   return 1;
 }
 
-/* The exact test with the bodies' bounding radii given (the grid keeps them). */
-static int may_touch(const sg_scene *s, int i, int j, double ri, double rj, double margin, double dt) {
-  if (i == j || (s->fixed[i] && s->fixed[j])) return 0;
-  /* a tree's links carry no geoms yet (docs/ARCHITECTURE.md, "Trees"): its row touches nothing */
-  if (s->kind[i] == SG_BODY_TREE || s->kind[j] == SG_BODY_TREE) return 0;
-  if (s->gid[j] < s->gid[i]) { /* the same roundings in either order */
-    int t = i; i = j; j = t;
-    double r = ri; ri = rj; rj = r;
-  }
-  double d[3], back[3], p[3];
-  sg_pair_displacement(s, i, j, dt, d);
+/* The test along one displacement d of j relative to i (i, j in canonical order). */
+static int touches_along(const sg_scene *s, int i, int j, double ri, double rj, double margin, double dt, const double *d) {
+  double back[3], p[3];
   v3_scale(back, d, -1.0);
   const double *xi = s->state.pos + 3 * i, *xj = s->state.pos + 3 * j;
   int plane_i = s->shape[i] == SG_SHAPE_PLANE, plane_j = s->shape[j] == SG_SHAPE_PLANE;
@@ -99,9 +91,25 @@ static int may_touch(const sg_scene *s, int i, int j, double ri, double rj, doub
   return 1;
 }
 
-int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt) {
+/* The exact test with the bodies' bounding radii given (the grid keeps them). */
+static int may_touch(const sg_scene *s, int i, int j, double ri, double rj, double margin, double dt, int stops) {
+  if (i == j || (s->fixed[i] && s->fixed[j])) return 0;
+  /* a tree's links carry no geoms yet (docs/ARCHITECTURE.md, "Trees"): its row touches nothing */
+  if (s->kind[i] == SG_BODY_TREE || s->kind[j] == SG_BODY_TREE) return 0;
+  if (s->gid[j] < s->gid[i]) { /* the same roundings in either order */
+    int t = i; i = j; j = t;
+    double r = ri; ri = rj; rj = r;
+  }
+  double dd[3][3];
+  int nd = sg_pair_displacements(s, i, j, dt, stops, dd);
+  for (int k = 0; k < nd; ++k)
+    if (touches_along(s, i, j, ri, rj, margin, dt, dd[k])) return 1;
+  return 0;
+}
+
+int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt, int stops) {
   if (i == j) return 0;
-  return may_touch(s, i, j, sg_body_bounding_radius(s, i), sg_body_bounding_radius(s, j), margin, dt);
+  return may_touch(s, i, j, sg_body_bounding_radius(s, i), sg_body_bounding_radius(s, j), margin, dt, stops);
 }
 
 /* ---- the grid ---- */
@@ -163,6 +171,7 @@ typedef struct {
 struct sg_broadphase_work {
   const sg_scene *s;
   double margin, dt, h;
+  int stops;             /* sg_broadphase.stops */
   unsigned levels_used;  /* bit l set: some body entered level l */
   grid_body *body;
   int *big, n_big;       /* the oversized bodies */
@@ -275,15 +284,17 @@ static void classify_by_size(grid *g) {
 }
 
 /* Box around the segment x -> x + dt (v - vref), grown by R + margin / 2 (and a hair more, so
- * that rounding never makes it smaller than the exact test needs). */
+ * that rounding never makes it smaller than the exact test needs); with stops, a moving body's box
+ * also holds x - dt vref, where it is in the grid's frame while the solve holds it still. */
 static void swept_box(const grid *g, int i, const double *vref, box3 *b) {
   const sg_scene *s = g->s;
   double grow = g->body[i].radius + 0.5 * g->margin;
   for (int k = 0; k < 3; ++k) {
     double x = s->state.pos[3 * i + k], v = (s->fixed[i] == SG_FIXED ? 0.0 : s->state.vel[6 * i + k]) - vref[k];
     double end = x + g->dt * v, pad = grow + 1e-9 * (grow + fabs(x) + fabs(end));
-    b->lo[k] = fmin(x, end) - pad;
-    b->hi[k] = fmax(x, end) + pad;
+    double still = g->stops && s->fixed[i] == SG_MOVING ? x - g->dt * vref[k] : x;
+    b->lo[k] = fmin(fmin(x, end), still) - pad;
+    b->hi[k] = fmax(fmax(x, end), still) + pad;
   }
 }
 
@@ -398,7 +409,7 @@ static sg_err examine(const grid *g, int i, const int64_t *lo, int j, const int6
   const box3 *a = &g->body[i].box, *b = &g->body[j].box;
   for (int k = 0; k < 3; ++k)
     if (a->lo[k] > b->hi[k] || b->lo[k] > a->hi[k]) return SG_OK;
-  if (may_touch(s, i, j, g->body[i].radius, g->body[j].radius, g->margin, g->dt)) SG_CHECK(push_pair(bp, i, j));
+  if (may_touch(s, i, j, g->body[i].radius, g->body[j].radius, g->margin, g->dt, g->stops)) SG_CHECK(push_pair(bp, i, j));
   return SG_OK;
 }
 
@@ -464,21 +475,30 @@ static void box_bounds_of(const sg_scene *s, int b, double dt, box_bounds *bb) {
   }
 }
 
-/* Can the exact test accept box b with body i? False only when the segment that box_meets_segment
- * clips (i's centre moving by dt (v_i - v_b)) misses the world box around b's grown slabs, padded
- * well beyond the roundings of either computation; a plane i takes the plane test, not the box's. */
-static int box_may_meet(const grid *g, int b, const box_bounds *bb, int i) {
+/* Does i's centre moving by d miss the world box around b's grown slabs? (Padded well beyond the
+ * roundings of either computation.) */
+static int misses_box_bounds(const grid *g, int b, const box_bounds *bb, int i, const double *d) {
   const sg_scene *s = g->s;
-  if (!bb->is_box || s->shape[i] == SG_SHAPE_PLANE) return 1;
-  double d[3], grow = g->body[i].radius + g->margin + bb->sweep;
-  sg_pair_displacement(s, b, i, g->dt, d);
+  double grow = g->body[i].radius + g->margin + bb->sweep;
   for (int a = 0; a < 3; ++a) {
     double x = s->state.pos[3 * i + a], c = s->state.pos[3 * b + a];
     double reach = bb->extent[a] + grow * bb->per_growth[a];
     double pad = 1e-9 * (reach + fabs(x) + fabs(c) + fabs(d[a]));
-    if (fmin(x, x + d[a]) > c + reach + pad || fmax(x, x + d[a]) < c - reach - pad) return 0;
+    if (fmin(x, x + d[a]) > c + reach + pad || fmax(x, x + d[a]) < c - reach - pad) return 1;
   }
-  return 1;
+  return 0;
+}
+
+/* Can the exact test accept box b with body i? False only when every segment that box_meets_segment
+ * clips (i's centre moving by each displacement of the pair) misses the world box around b's
+ * grown slabs; a plane i takes the plane test, not the box's. */
+static int box_may_meet(const grid *g, int b, const box_bounds *bb, int i) {
+  if (!bb->is_box || g->s->shape[i] == SG_SHAPE_PLANE) return 1;
+  double d[3][3];
+  int nd = sg_pair_displacements(g->s, b, i, g->dt, g->stops, d);
+  for (int k = 0; k < nd; ++k)
+    if (!misses_box_bounds(g, b, bb, i, d[k])) return 1;
+  return 0;
 }
 
 /* Oversized bodies against every other body, pairs of two oversized bodies once. */
@@ -493,7 +513,7 @@ static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
     box_bounds_of(s, b, g->dt, &bb);
     for (int i = 0; i < s->n; ++i) {
       if (i == b || (g->body[i].level < 0 && i < b)) continue;
-      if (box_may_meet(g, b, &bb, i) && may_touch(s, i, b, g->body[i].radius, g->body[b].radius, g->margin, g->dt))
+      if (box_may_meet(g, b, &bb, i) && may_touch(s, i, b, g->body[i].radius, g->body[b].radius, g->margin, g->dt, g->stops))
         SG_CHECK(push_pair(bp, i, b));
     }
   }
@@ -516,6 +536,7 @@ sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, 
   g->s = s;
   g->margin = margin;
   g->dt = dt;
+  g->stops = bp->stops;
   classify_by_size(g);
   SG_CHECK(place_bodies(g));
   SG_CHECK(count_cells(g));

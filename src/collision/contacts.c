@@ -102,6 +102,16 @@ void sg_pair_displacement(const sg_scene *s, int i, int j, double dt, double d[3
   v3_scale(d, d, dt);
 }
 
+int sg_pair_displacements(const sg_scene *s, int i, int j, double dt, int stops, double d[3][3]) {
+  sg_pair_displacement(s, i, j, dt, d[0]);
+  int n = 1;
+  if (!stops) return n;
+  /* only a dynamic body can be stopped by the solve; a fixed body's geometry never moves */
+  if (s->fixed[i] == SG_MOVING && geometry_moves(s, j)) v3_scale(d[n++], s->state.vel + 6 * j, dt);
+  if (s->fixed[j] == SG_MOVING && geometry_moves(s, i)) v3_scale(d[n++], s->state.vel + 6 * i, -dt);
+  return n;
+}
+
 double sg_plane_turn_sweep(const sg_scene *s, int plane, int other, double dt) {
   if (s->shape[plane] != SG_SHAPE_PLANE || !geometry_moves(s, plane)) return 0.0;
   double rel[3];
@@ -109,12 +119,13 @@ double sg_plane_turn_sweep(const sg_scene *s, int plane, int other, double dt) {
   return dt * v3_norm(s->state.vel + 6 * plane + 3) * (v3_norm(rel) + sg_body_bounding_radius(s, other));
 }
 
-double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt) {
+double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt, int stops) {
   if (s->gid[j] < s->gid[i]) { int t = i; i = j; j = t; } /* one rounding whatever the order */
-  double d[3];
-  sg_pair_displacement(s, i, j, dt, d);
+  double d[3][3], far = 0;
+  int nd = sg_pair_displacements(s, i, j, dt, stops, d);
+  for (int k = 0; k < nd; ++k) far = fmax(far, v3_norm(d[k]));
   double turn = sg_body_rotation_sweep(s, i, dt) + sg_body_rotation_sweep(s, j, dt);
-  return margin + v3_norm(d) + (turn + (sg_plane_turn_sweep(s, i, j, dt) + sg_plane_turn_sweep(s, j, i, dt)));
+  return margin + far + (turn + (sg_plane_turn_sweep(s, i, j, dt) + sg_plane_turn_sweep(s, j, i, dt)));
 }
 
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out) {
@@ -129,7 +140,7 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
     sg_manifold m;
     sg_scene_geom(s, i, &ga);
     sg_scene_geom(s, j, &gb);
-    if (sg_collide(&ga, &gb, sg_pair_reach(s, i, j, margin, dt), &m) <= 0) continue;
+    if (sg_collide(&ga, &gb, sg_pair_reach(s, i, j, margin, dt, bp->stops), &m) <= 0) continue;
     sort_by_feature(&m);
     SG_CHECK(sg_grow((void **)&out->c, &out->cap, out->n + m.n, sizeof *out->c, "contacts"));
     for (int p = 0; p < m.n; ++p) {

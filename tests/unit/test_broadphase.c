@@ -47,7 +47,7 @@ int main(void) {
         sg_manifold m;
         sg_scene_geom(&s, i, &gi);
         sg_scene_geom(&s, j, &gj);
-        int narrow = sg_collide(&gi, &gj, margin, &m) > 0, exact = sg_pair_may_touch(&s, i, j, margin, 0.0);
+        int narrow = sg_collide(&gi, &gj, margin, &m) > 0, exact = sg_pair_may_touch(&s, i, j, margin, 0.0, 0);
         if ((narrow || exact) && !found) missing++;
         if (found && !exact) extra++;
       }

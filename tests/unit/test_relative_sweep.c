@@ -1,7 +1,8 @@
 /* Speculative contacts from relative motion (collision.h).
  *
  * 1. Random moving scenes (spheres, boxes, capsules of mixed sizes, some fixed, a plane and a wall,
- *    bodies moving together, at random, and fast enough to leave the grid): the broad phase lists
+ *    bodies moving together, at random, and fast enough to leave the grid), in the relative motion
+ *    and with stops (each body also while the other stands still): the broad phase lists
  *    exactly the pairs that an O(N^2) loop with the exact test accepts; the exact test accepts
  *    every pair whose centres come within R_i + R_j + margin at a sampled time of the step, and
  *    only pairs within the static reach |x_j - x_i| < R_i + R_j + sg_pair_reach (what the ghosts
@@ -75,14 +76,15 @@ static void random_scene(sg_scene *s, unsigned long long *seed, int n) {
 
 /* Every pair the exact test accepts, and only those, once; none of two fixed bodies. */
 static void check_pairs_exact(const sg_scene *s, sg_broadphase *bp, double margin) {
+  const int stops = bp->stops;
   qsort(bp->pairs, (size_t)bp->n, 2 * sizeof(int), cmp_pair);
   int duplicates = 0, missing = 0, extra = 0, n_exact = 0;
   for (int k = 1; k < bp->n; ++k) duplicates += cmp_pair(bp->pairs + 2 * k - 2, bp->pairs + 2 * k) == 0;
   for (int i = 0; i < s->n; ++i)
     for (int j = i + 1; j < s->n; ++j) {
       int found = bsearch((int[2]){i, j}, bp->pairs, (size_t)bp->n, 2 * sizeof(int), cmp_pair) != NULL;
-      int exact = sg_pair_may_touch(s, i, j, margin, dt);
-      CHECK(exact == sg_pair_may_touch(s, j, i, margin, dt));
+      int exact = sg_pair_may_touch(s, i, j, margin, dt, stops);
+      CHECK(exact == sg_pair_may_touch(s, j, i, margin, dt, stops));
       n_exact += exact;
       missing += exact && !found;
       extra += found && !exact;
@@ -93,26 +95,32 @@ static void check_pairs_exact(const sg_scene *s, sg_broadphase *bp, double margi
 }
 
 /* The exact test against its defining bounds: sampled closest approach of the bounding spheres
- * implies acceptance; acceptance implies the static reach. */
-static void check_exact_test_bounds(const sg_scene *s, double margin) {
+ * (in the relative motion; with stops also with either moving body held still) implies
+ * acceptance; acceptance implies the static reach. */
+static void check_exact_test_bounds(const sg_scene *s, double margin, int stops) {
   int sampled_but_rejected = 0, beyond_reach = 0;
   for (int i = 0; i < s->n; ++i)
     for (int j = i + 1; j < s->n; ++j) {
       double ri = sg_body_bounding_radius(s, i), rj = sg_body_bounding_radius(s, j);
       if (!isfinite(ri) || !isfinite(rj) || (s->fixed[i] && s->fixed[j])) continue;
-      int accepted = sg_pair_may_touch(s, i, j, margin, dt), sampled = 0;
+      int accepted = sg_pair_may_touch(s, i, j, margin, dt, stops), sampled = 0;
       int plain = s->shape[i] != SG_SHAPE_BOX && s->shape[j] != SG_SHAPE_BOX; /* boxes add slab tests */
       double vi[3] = {0}, vj[3] = {0}, p[3];
       if (!s->fixed[i]) v3_copy(vi, s->state.vel + 6 * i);
       if (!s->fixed[j]) v3_copy(vj, s->state.vel + 6 * j);
-      for (int k = 0; k <= 100 && plain; ++k) {
-        double t = dt * k / 100.0;
-        for (int a = 0; a < 3; ++a) p[a] = (s->state.pos[3 * j + a] + t * vj[a]) - (s->state.pos[3 * i + a] + t * vi[a]);
-        sampled |= v3_norm(p) < (ri + rj + margin) * (1 - 1e-9);
+      for (int held = 0; held < (stops ? 3 : 1); ++held) { /* 1: i held still, 2: j */
+        if ((held == 1 && s->fixed[i]) || (held == 2 && s->fixed[j])) continue;
+        double wi = held == 1 ? 0 : 1, wj = held == 2 ? 0 : 1;
+        for (int k = 0; k <= 100 && plain; ++k) {
+          double t = dt * k / 100.0;
+          for (int a = 0; a < 3; ++a)
+            p[a] = (s->state.pos[3 * j + a] + t * wj * vj[a]) - (s->state.pos[3 * i + a] + t * wi * vi[a]);
+          sampled |= v3_norm(p) < (ri + rj + margin) * (1 - 1e-9);
+        }
       }
       v3_sub(p, s->state.pos + 3 * j, s->state.pos + 3 * i);
       sampled_but_rejected += sampled && !accepted;
-      beyond_reach += accepted && !(v3_norm(p) < ri + rj + sg_pair_reach(s, i, j, margin, dt));
+      beyond_reach += accepted && !(v3_norm(p) < ri + rj + sg_pair_reach(s, i, j, margin, dt, stops));
     }
   printf("  exact test: %d sampled approaches rejected, %d accepted beyond the static reach\n", sampled_but_rejected,
          beyond_reach);
@@ -120,16 +128,16 @@ static void check_exact_test_bounds(const sg_scene *s, double margin) {
 }
 
 /* The O(N^2) loop: every pair that the exact test accepts, narrow phase with the pair's reach. */
-static void brute_force_contacts(const sg_scene *s, double margin, sg_contacts *out) {
+static void brute_force_contacts(const sg_scene *s, double margin, int stops, sg_contacts *out) {
   out->n = 0;
   for (int i = 0; i < s->n; ++i)
     for (int j = 0; j < s->n; ++j) {
-      if (s->gid[i] >= s->gid[j] || !sg_pair_may_touch(s, i, j, margin, dt)) continue;
+      if (s->gid[i] >= s->gid[j] || !sg_pair_may_touch(s, i, j, margin, dt, stops)) continue;
       sg_geom gi, gj;
       sg_manifold m;
       sg_scene_geom(s, i, &gi);
       sg_scene_geom(s, j, &gj);
-      sg_collide(&gi, &gj, sg_pair_reach(s, i, j, margin, dt), &m);
+      sg_collide(&gi, &gj, sg_pair_reach(s, i, j, margin, dt, stops), &m);
       CHECK_OK(sg_grow((void **)&out->c, &out->cap, out->n + m.n + 1, sizeof *out->c, "contacts"));
       for (int p = 0; p < m.n; ++p)
         out->c[out->n++] = (sg_contact){.a = i, .b = j, .gid_a = s->gid[i], .gid_b = s->gid[j], .cp = m.p[p]};
@@ -157,28 +165,30 @@ static void reversed(const sg_scene *s, sg_scene *r) {
 }
 
 static void test_brute_force_agreement(void) {
-  unsigned long long seed = 2024;
   const double margin = 0.002;
-  for (int trial = 0; trial < 4; ++trial) {
-    sg_scene s, r;
-    random_scene(&s, &seed, 400 + 250 * trial);
-    printf("random scene %d: %d bodies\n", trial, s.n);
-    sg_broadphase bp = {0};
-    CHECK_OK(sg_broadphase_pairs(&bp, &s, margin, dt));
-    check_pairs_exact(&s, &bp, margin);
-    check_exact_test_bounds(&s, margin);
-    sg_contacts found = {0}, brute = {0}, from_reversed = {0};
-    CHECK_OK(sg_find_contacts(&s, margin, dt, &bp, &found));
-    brute_force_contacts(&s, margin, &brute);
-    reversed(&s, &r);
-    CHECK_OK(sg_find_contacts(&r, margin, dt, &bp, &from_reversed));
-    int diff = count_differences(&found, &brute, 1), diff_order = count_differences(&found, &from_reversed, 0);
-    printf("  %d contacts, brute force %d: %d differ; stored in reverse: %d differ\n", found.n, brute.n, diff,
-           diff_order);
-    CHECK(found.n > 0 && diff == 0 && diff_order == 0);
-    sg_contacts_destroy(&found); sg_contacts_destroy(&brute); sg_contacts_destroy(&from_reversed);
-    sg_broadphase_destroy(&bp);
-    sg_scene_destroy(&s); sg_scene_destroy(&r);
+  for (int stops = 0; stops < 2; ++stops) {
+    unsigned long long seed = 2024;
+    for (int trial = 0; trial < 4; ++trial) {
+      sg_scene s, r;
+      random_scene(&s, &seed, 400 + 250 * trial);
+      printf("random scene %d: %d bodies%s\n", trial, s.n, stops ? ", also each body while the other stands still" : "");
+      sg_broadphase bp = {.stops = stops};
+      CHECK_OK(sg_broadphase_pairs(&bp, &s, margin, dt));
+      check_pairs_exact(&s, &bp, margin);
+      check_exact_test_bounds(&s, margin, stops);
+      sg_contacts found = {0}, brute = {0}, from_reversed = {0};
+      CHECK_OK(sg_find_contacts(&s, margin, dt, &bp, &found));
+      brute_force_contacts(&s, margin, stops, &brute);
+      reversed(&s, &r);
+      CHECK_OK(sg_find_contacts(&r, margin, dt, &bp, &from_reversed));
+      int diff = count_differences(&found, &brute, 1), diff_order = count_differences(&found, &from_reversed, 0);
+      printf("  %d contacts, brute force %d: %d differ; stored in reverse: %d differ\n", found.n, brute.n, diff,
+             diff_order);
+      CHECK(found.n > 0 && diff == 0 && diff_order == 0);
+      sg_contacts_destroy(&found); sg_contacts_destroy(&brute); sg_contacts_destroy(&from_reversed);
+      sg_broadphase_destroy(&bp);
+      sg_scene_destroy(&s); sg_scene_destroy(&r);
+    }
   }
 }
 
