@@ -95,6 +95,10 @@ int sg_pair_displacements(const sg_scene *s, int i, int j, double dt, int stops,
  * with stops dt |v_i| and dt |v_j| as sg_pair_displacements gives them) + rotation sweeps of i and
  * j. The same value whatever the order of i and j. */
 double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt, int stops);
+/* Least gap of two spheres (radii summed: radii) whose centres are p apart (x_j - x_i) and move
+ * by d relative to each other along straight lines: |p + t d| - radii at the t in [0, 1] closest
+ * to the origin. */
+double sg_spheres_least_gap(const double *p, const double *d, double radii);
 /* Contacts of the trees' link geoms (src/collision/tree_contacts.c), appended to out unsorted:
  * each tree body's geoms (tree.h, sg_link_geom) against the other bodies of s, against the geoms of
  * the other trees and against those of its own links but the joined ones (sg_tree_links_joined).

@@ -128,6 +128,13 @@ double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt, 
   return margin + far + (turn + (sg_plane_turn_sweep(s, i, j, dt) + sg_plane_turn_sweep(s, j, i, dt)));
 }
 
+double sg_spheres_least_gap(const double *p, const double *d, double radii) {
+  double dd = v3_dot(d, d), t = dd > 0 ? fmin(1.0, fmax(0.0, -v3_dot(p, d) / dd)) : 0.0, q[3];
+  v3_copy(q, p);
+  v3_axpy(q, t, d);
+  return v3_norm(q) - radii;
+}
+
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out) {
   out->n = 0;
   SG_CHECK(sg_broadphase_pairs(bp, s, margin, dt));

@@ -101,8 +101,9 @@ sg_err sg_stepper_solved_motion(sg_stepper *st, double **vhat_si) {
  * margin (recheck.c)? A pair the step's search did not find is at least margin apart at the start:
  * the narrow phase keeps every gap below its reach (>= margin), and the broad phase rejects only
  * pairs whose bounding shapes stay margin apart along their motion, the start included. Its gap
- * after the step under vhat, to first order (the recheck's measure), is then at least margin minus
- * dt times the two bodies' speeds along the contact normal. A sphere's contact points lie on the
+ * after the step under vhat (the recheck's measure: to first order, or for two spheres the least
+ * along the step) is then at least margin minus dt times the two bodies' speeds (along the contact
+ * normal, for the first order). A sphere's contact points lie on the
  * normal through its centre (the narrow phase of a sphere is the closest point to its centre), so
  * its rotation moves none of them along the normal: its speed there is at most |v|. So when every
  * body that moves is a sphere, or a kinematic body that does not turn, and moves less than 0.45 x

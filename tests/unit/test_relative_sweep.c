@@ -13,7 +13,11 @@
  * 3. A fast sphere meets a resting sphere, a plane or a wall in the step before it would penetrate
  *    them, also when it sweeps too many cells for the finest grid level, or for all; one passing
  *    by does not. A resting sphere meets a kinematic plane whose turn lifts its surface into it
- *    within the step, and not one whose turn lifts it less than the gap. */
+ *    within the step, and not one whose turn lifts it less than the gap.
+ * 4. The least gap of two spheres moving on straight lines (the recheck's measure, recheck.c)
+ *    against closed forms: head on, grazing (where the first-order gap would report an overlap),
+ *    through each other, apart, at rest. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "signorini/signorini.h"
@@ -298,7 +302,31 @@ static void test_fast_approach(void) {
   }
 }
 
+/* ---- 4. the least gap of two spheres along the step ---- */
+
+static void test_spheres_least_gap(void) {
+  const double radii = 2.0;
+  struct {
+    const char *what;
+    double p[3], d[3], exact;
+  } cases[] = {
+    {"head on, ending 1 deep (the first order's answer)", {3, 0, 0}, {-2, 0, 0}, -1.0},
+    /* the first order says 0.5 - 0.6 = -0.1; the closest approach is |p x d| / |d| = 7.5 / sqrt(9.36) */
+    {"grazing, 0.5 apart, 0.6 closer along the normal and 3 sideways", {2.5, 0, 0}, {-0.6, 3, 0},
+     7.5 / sqrt(9.36) - 2.0},
+    {"through each other, apart again at the end", {3, 0, 0}, {-6, 0, 0}, -2.0},
+    {"moving apart", {0, 3, 0}, {0, 1, 0}, 1.0},
+    {"at rest", {0, 0, 2.25}, {0, 0, 0}, 0.25},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    double gap = sg_spheres_least_gap(cases[k].p, cases[k].d, radii);
+    printf("two spheres %s: least gap %.15g (exact %.15g)\n", cases[k].what, gap, cases[k].exact);
+    CHECK(fabs(gap - cases[k].exact) <= 1e-15 * 4);
+  }
+}
+
 int main(void) {
+  test_spheres_least_gap();
   test_brute_force_agreement();
   test_lattice_moving_as_one();
   test_fast_approach();
