@@ -76,6 +76,11 @@ void sg_scene_geom(const sg_scene *s, int i, sg_geom *g);
 
 /* Upper bound of the speed of any point of body i (|v| + |w| times its bounding radius). */
 double sg_body_speed_bound(const sg_scene *s, int i);
+/* Reach of body i over a step (ghosts.h): its bounding radius + dt x its speed bound + margin / 2,
+ * the last an allowance for a push within the step. Two moving bodies whose centres are closer
+ * than reach(i) + reach(j) + margin are on every rank that owns one of them; the contacts that the
+ * solved motion meets are added only between such bodies (recheck.c), so every rank adds the same. */
+double sg_body_reach(const sg_scene *s, int i, double dt, double margin);
 /* How far rotation can move the surface of body i during dt: dt |w| times its rotation lever. */
 double sg_body_rotation_sweep(const sg_scene *s, int i, double dt);
 /* How far a turning kinematic plane's surface moves within dt where it meets body `other`: the

@@ -1,8 +1,8 @@
 /* Ghost bodies: copies of remote moving bodies close enough to touch one of this rank's bodies
  * within a step, so that the narrow phase finds every contact of an owned body on its owner's
  * rank (a contact between bodies of two ranks is found by both, identically).
- * Reach of a body: R_i = bounding radius + sweep_dt x speed bound (its own motion, not relative to
- * anything). A rank's box is the union of the boxes of its owned bodies grown by R_i + margin; an
+ * Reach of a body (sg_body_reach): R_i = bounding radius + sweep_dt x speed bound (its own motion,
+ * not relative to anything) + margin / 2 (a push within the step). A rank's box is the union of the boxes of its owned bodies grown by R_i + margin; an
  * owned body whose sphere (x_i, R_i) meets another rank's box is sent there. The broad phase pairs
  * two bodies only when their bounding spheres come within the margin along the relative motion,
  * which implies |x_i - x_j| < r_i + r_j + margin + sweep_dt |v_i - v_j| <= R_i + R_j + margin, so no

@@ -90,6 +90,10 @@ static double surface_turn_rate(const sg_scene *s, int i) {
   return v3_norm(off);
 }
 
+double sg_body_reach(const sg_scene *s, int i, double dt, double margin) {
+  return sg_body_bounding_radius(s, i) + dt * sg_body_speed_bound(s, i) + 0.5 * margin;
+}
+
 double sg_body_rotation_sweep(const sg_scene *s, int i, double dt) {
   if (!geometry_moves(s, i)) return 0.0;
   return dt * surface_turn_rate(s, i) * rotation_lever(s, i);

@@ -76,11 +76,11 @@ static double distance_to_cell(const sg_scene *s, const double *x) {
 }
 
 /* Images reach this far outside the cell: two bodies touch within the step only when their
- * centres are within R_i + R_j + margin + dt (speed bounds), the ghosts' reach (ghosts.h). */
+ * centres are within the sum of their reaches + margin (sg_body_reach, the ghosts' reach). */
 static double image_halo(const sg_scene *s, double margin, double dt, double shortest) {
   double reach = 0;
   for (int i = 0; i < s->n; ++i)
-    if (has_images(s, i, shortest)) reach = fmax(reach, sg_body_bounding_radius(s, i) + dt * sg_body_speed_bound(s, i));
+    if (has_images(s, i, shortest)) reach = fmax(reach, sg_body_reach(s, i, dt, margin));
   return 2 * reach + margin;
 }
 

@@ -13,14 +13,11 @@ void sg_ghosts_destroy(sg_ghosts *g) {
   memset(g, 0, sizeof *g);
 }
 
-/* These reaches give a superset of the pairs the broad phase can form: a pair that
- * sg_pair_may_touch accepts has its bounding spheres within margin at some time of the step,
+/* These reaches (sg_body_reach) give a superset of the pairs the broad phase can form: a pair
+ * that sg_pair_may_touch accepts has its bounding spheres within margin at some time of the step,
  * hence |x_i - x_j| < R_i + R_j + margin + dt |v_i - v_j|, and |v_i - v_j| <= |v_i| + |v_j|
  * <= speed bound of i + that of j; so |x_i - x_j| < reach(i) + reach(j) + margin, which the rank
  * boxes below cover. (Fixed bodies are on every rank.) */
-static double reach(const sg_scene *s, int i, double sweep_dt) {
-  return sg_body_bounding_radius(s, i) + sweep_dt * sg_body_speed_bound(s, i);
-}
 
 /* Does the sphere (x, r) meet the box lo..hi? */
 static int sphere_meets_box(const double *x, double r, const double *box) {
@@ -57,7 +54,7 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
   double box[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
   for (int i = 0; i < n; ++i) {
     if (s->fixed[i]) continue;
-    double r = reach(s, i, sweep_dt) + margin;
+    double r = sg_body_reach(s, i, sweep_dt, margin) + margin;
     for (int k = 0; k < 3; ++k) {
       box[k] = fmin(box[k], s->state.pos[3 * i + k] - r);
       box[3 + k] = fmax(box[3 + k], s->state.pos[3 * i + k] + r);
@@ -77,7 +74,7 @@ sg_err sg_ghosts_update(sg_ghosts *g, MPI_Comm comm, const sg_scene *s, double m
   for (int pass = 0; pass < 2; ++pass) {
     nd = 0;
     for (int i = 0; i < n; ++i) {
-      double r = reach(s, i, sweep_dt);
+      double r = sg_body_reach(s, i, sweep_dt, margin);
       for (int k = 0; k < P && !s->fixed[i]; ++k) {
         if (k == me || !sphere_or_image_meets_box(s->state.pos + 3 * i, r, g->boxes + 6 * k, shifts, n_shifts)) continue;
         if (pass) g->dest[nd] = k;

@@ -64,6 +64,19 @@ static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si) {
   return err;
 }
 
+/* Are both bodies of c on every rank that owns one of them? Fixed bodies are everywhere; two
+ * moving bodies when their centres are within the ghosts' reach (sg_body_reach, at the start of
+ * the step). The solve may push a body past that reach, and only one of the two ranks would then
+ * see the contact: such a contact is left to the next step on any number of ranks. */
+static int seen_by_both_owners(const sg_stepper *st, const sg_contact *c) {
+  const sg_scene *s = st->s;
+  if (s->fixed[c->a] || s->fixed[c->b]) return 1;
+  double d[3];
+  for (int k = 0; k < 3; ++k) d[k] = s->state.pos[3 * c->b + k] + c->shift[k] - s->state.pos[3 * c->a + k];
+  const double dt = st->prm.dt, margin = st->prm.margin;
+  return v3_norm(d) < sg_body_reach(s, c->a, dt, margin) + sg_body_reach(s, c->b, dt, margin) + margin;
+}
+
 /* The contacts of st->recheck that st->contacts lacks and that touch a body solved here, in one
  * merge pass over the two lists (both sorted by identity): counted (those overlapping beyond the
  * tolerance at the end of the step under vhat) when merged is NULL, else written into merged with
@@ -85,6 +98,7 @@ static int walk_new_contacts(sg_stepper *st, const double *vhat, sg_contact *mer
     }
     const sg_contact *c = &found->c[j++];
     if (!sg_stepper_owns(st, c->a) && !sg_stepper_owns(st, c->b)) continue;
+    if (!seen_by_both_owners(st, c)) continue;
     if (!merged) {
       n_overlapping += gap_after_step(st, vhat, c) < -tolerance;
       continue;
