@@ -1,6 +1,6 @@
 /* Contacts of the solved motion. The broad phase pairs bodies by their motion at the start of the
- * step (collision.h: relative, and each body while the other stands still), which does not foresee
- * what the solve does otherwise: a grain deflected into another. After the solve the broad and
+ * step (collision.h: relative, and with -contact_sweep_stops each body while the other stands
+ * still), which does not foresee what else the solve does: a grain deflected into another. After the solve the broad and
  * narrow phases run again with each body's solved vhat as its velocity: over the step a body moves
  * by dt vhat (paper 002 eq. (2)), so this finds the pairs the solved motion brings within reach.
  * When one of the contacts found that the problem lacks would end the step overlapping by more
