@@ -96,8 +96,8 @@ static inline void sim_ground_scene(sg_scene *s, int capacity, double mu) {
 }
 
 static inline sg_step_params sim_params(double dt, double margin) {
-  /* the defaults of -contact_recheck and -contact_sweep_stops */
-  sg_step_params p = {.dt = dt, .theta = 0.0, .margin = margin, .erp = 0.2, .recheck = 8, .sweep_stops = 1};
+  /* the defaults of -contact_recheck, -contact_sweep_stops and -contact_meet_normal */
+  sg_step_params p = {.dt = dt, .theta = 0.0, .margin = margin, .erp = 0.2, .recheck = 8, .sweep_stops = 1, .meet_normal = 1};
   return p;
 }
 

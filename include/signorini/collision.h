@@ -13,11 +13,14 @@ typedef struct {
   sg_contact_point cp; /* point, normal, gap, feature */
   double shift[3];     /* B is met through a periodic boundary at its position + shift (else 0):
                           its lever arm is point - shift - x_b (sg_contact_point_of) */
+  double meet[3];      /* A's point - B's point: 0, but for two spheres whose contact is taken where
+                          they meet within the step (sg_meet_spheres) the part of x_a - x_b across
+                          the normal, so that both lever arms lie along it */
 } sg_contact;
 
 /* The contact point as seen from body `side` (0: A, 1: B) at its stored position. */
 static inline void sg_contact_point_of(const sg_contact *c, int side, double x[3]) {
-  for (int k = 0; k < 3; ++k) x[k] = c->cp.point[k] - (side ? c->shift[k] : 0.0);
+  for (int k = 0; k < 3; ++k) x[k] = c->cp.point[k] + (side ? -c->shift[k] : c->meet[k]);
 }
 
 typedef struct {
@@ -53,6 +56,7 @@ typedef struct {
   struct sg_broadphase_work *work; /* scratch kept from call to call */
   sg_pair_order *order;            /* scratch of sg_broadphase_sort_canonical */
   int stops;                       /* also the pairs that meet while the solve stops one of them */
+  int meet_normal;                 /* two spheres' contacts where they meet (sg_meet_spheres) */
 } sg_broadphase;
 
 sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double dt);
@@ -104,6 +108,17 @@ double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt, 
  * by d relative to each other along straight lines: |p + t d| - radii at the t in [0, 1] closest
  * to the origin. */
 double sg_spheres_least_gap(const double *p, const double *d, double radii);
+/* Two spheres' contact taken where they meet along their relative motion over the step, not where
+ * they stand at its start. Centres xa, xb (p = xa - xb), radii ra, rb, d_a = A's displacement
+ * relative to B over the step, c the contact of the start positions (normal along p); nothing
+ * changes unless the gap is open and the motion brings them closer.
+ * When the straight-line motion touches, the normal becomes the one at the first touch; when it
+ * misses, the one at the closest approach; the gap is p . n - ra - rb, the gap the constraint
+ * gap + dt u_n >= 0 (linear in the motion) then follows along n. Linearized at the start, a pair
+ * sliding past a neighbour at a speed comparable to d / dt is held by a constraint its motion
+ * never meets ("ghost" contacts); along the new normal it is not, and a pair that does meet is
+ * pushed apart along the normal of the impact. */
+void sg_meet_spheres(const double *xa, const double *xb, double ra, double rb, const double *d_a, sg_contact *c);
 /* Contacts of the trees' link geoms (src/collision/tree_contacts.c), appended to out unsorted:
  * each tree body's geoms (tree.h, sg_link_geom) against the other bodies of s, against the geoms of
  * the other trees and against those of its own links but the joined ones (sg_tree_links_joined).
@@ -111,8 +126,9 @@ double sg_spheres_least_gap(const double *p, const double *d, double radii);
  * and the geoms' indices + 1 in the feature's top 16 bits (A's in bits 24-31, B's in 16-23; 0: not a
  * geom), so its identity (gid_a, gid_b, feature) names the geoms. */
 sg_err sg_find_tree_contacts(const sg_scene *s, double margin, double dt, sg_contacts *out);
-/* Broad + narrow phase: the contacts of the candidate pairs with gap < sg_pair_reach, and those of
- * the trees' link geoms (sg_find_tree_contacts). */
+/* Broad + narrow phase: the contacts of the candidate pairs with gap < sg_pair_reach (two rigid-6
+ * spheres' taken where they meet when bp->meet_normal, sg_meet_spheres), and those of the trees'
+ * link geoms (sg_find_tree_contacts). */
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out);
 
 /* Periodic boundaries (src/collision/periodic.c). The images of one search: bodies

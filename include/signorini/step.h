@@ -24,6 +24,8 @@ typedef struct {
   int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
   int sweep_stops; /* -contact_sweep_stops: the search also follows each body of a pair while the other
                       stands still (sg_pair_displacements) */
+  int meet_normal; /* -contact_meet_normal: two spheres' contacts taken where they meet within the step
+                      (sg_meet_spheres) */
   int dense_jacobians; /* -assemble_dense: dense 3x6 blocks for rigid contacts instead of the compact form */
   /* the model's scales (sg_rigid_scales): they give the problem's units and the default margin.
    * Taken from the scene file (sg_step_params_scales) they stay the same when a restart's bodies

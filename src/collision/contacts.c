@@ -139,6 +139,38 @@ double sg_spheres_least_gap(const double *p, const double *d, double radii) {
   return v3_norm(q) - radii;
 }
 
+void sg_meet_spheres(const double *xa, const double *xb, double ra, double rb, const double *d_a, sg_contact *c) {
+  double p[3], q[3], n[3];
+  v3_sub(p, xa, xb);
+  const double radii = ra + rb, dd = v3_dot(d_a, d_a), pd = v3_dot(p, d_a);
+  if (!(dd > 0) || !(c->cp.gap > 0)) return;
+  double t = fmin(1.0, fmax(0.0, -pd / dd));
+  v3_copy(q, p);
+  v3_axpy(q, t, d_a);
+  if (v3_norm(q) < radii) { /* they touch: the first root of |p + t d|^2 = radii^2, in its stable form */
+    const double c0 = v3_dot(p, p) - radii * radii;
+    t = c0 / (-pd + sqrt(fmax(0.0, pd * pd - dd * c0)));
+    v3_copy(q, p);
+    v3_axpy(q, t, d_a);
+  }
+  const double len = v3_norm(q);
+  if (!(t > 0) || !(len > 1e-12 * radii)) return;
+  v3_scale(n, q, 1.0 / len);
+  const double along = v3_dot(p, n);
+  v3_copy(c->cp.normal, n);
+  c->cp.gap = along - radii;
+  v3_copy(c->cp.point, xb); /* the middle of the gap, as the narrow phase places it (narrow_internal.h) */
+  v3_axpy(c->cp.point, rb, n);
+  v3_axpy(c->cp.point, 0.5 * c->cp.gap, n);
+  v3_copy(c->meet, p);
+  v3_axpy(c->meet, -along, n);
+}
+
+static int both_spheres(const sg_scene *s, int i, int j) {
+  return s->kind[i] == SG_BODY_RIGID6 && s->shape[i] == SG_SHAPE_SPHERE && s->kind[j] == SG_BODY_RIGID6 &&
+         s->shape[j] == SG_SHAPE_SPHERE;
+}
+
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out) {
   out->n = 0;
   SG_CHECK(sg_broadphase_pairs(bp, s, margin, dt));
@@ -163,6 +195,12 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
       c->gid_b = s->gid[j];
       c->cp = m.p[p];
       c->shift[0] = c->shift[1] = c->shift[2] = 0;
+      c->meet[0] = c->meet[1] = c->meet[2] = 0;
+      if (bp->meet_normal && m.n == 1 && both_spheres(s, i, j)) {
+        double d_a[3];
+        sg_pair_displacement(s, j, i, dt, d_a);
+        sg_meet_spheres(ga.pos, gb.pos, ga.size[0], gb.size[0], d_a, c);
+      }
     }
   }
   if (s->n_trees) SG_CHECK(sg_find_tree_contacts(s, margin, dt, out));

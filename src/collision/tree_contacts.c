@@ -87,6 +87,7 @@ static sg_err add_manifold(const sg_scene *s, int ia, int la, unsigned fa, int i
     c->cp = m->p[p];
     c->cp.feature = (c->cp.feature & 0xFFFFu) | fa << 24 | fb << 16;
     c->shift[0] = c->shift[1] = c->shift[2] = 0;
+    c->meet[0] = c->meet[1] = c->meet[2] = 0;
   }
   return SG_OK;
 }

@@ -33,6 +33,7 @@ static double sphere_pair_least_gap(const sg_stepper *st, const double *vhat, co
   point_velocity(s, vhat, c->a, s->state.pos + 3 * c->a, ua);
   point_velocity(s, vhat, c->b, s->state.pos + 3 * c->b, ub);
   v3_scale(p, c->cp.normal, -(c->cp.gap + ra + rb)); /* x_b - x_a (a periodic image's too) */
+  v3_sub(p, p, c->meet);
   v3_sub(d, ub, ua);
   v3_scale(d, d, st->prm.dt);
   return sg_spheres_least_gap(p, d, ra + rb);

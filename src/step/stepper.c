@@ -36,6 +36,7 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
   SG_CHECK(sg_opt_int("-contact_recheck", 8, 0, 100, "solves added per step for the contacts the solved motion meets and the motion at the start of the step did not (a body stopped within the step by a third one)", &recheck));
   p->recheck = (int)recheck;
   SG_CHECK(sg_opt_bool("-contact_sweep_stops", 1, "the contact search also follows each body of a pair while the solve holds the other still (a grain that lands stops the ones falling behind it in the same step)", &p->sweep_stops));
+  SG_CHECK(sg_opt_bool("-contact_meet_normal", 1, "two spheres' contacts take the normal and gap of where they meet along their motion over the step, not of where they stand at its start (no hold by a neighbour the motion passes)", &p->meet_normal));
   SG_CHECK(sg_opt_bool("-assemble_dense", 0, "store rigid contacts as dense 3x6 Jacobian blocks instead of frame and lever arms (the general path; for comparisons)", &p->dense_jacobians));
   return SG_OK;
 }
@@ -57,6 +58,7 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   st->s = s;
   st->prm = *params;
   st->bp.stops = params->sweep_stops;
+  st->bp.meet_normal = params->meet_normal;
   st->solver = solver;
   MPI_Comm_rank(comm, &st->rank);
   MPI_Comm_size(comm, &st->size);

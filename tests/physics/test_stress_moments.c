@@ -6,7 +6,9 @@
  * 2. A column of 40 spheres falling apart on a plane, any step: with F_i = m_i (v_k+1 - v_k) / dt - m_i g
  *    the sum of body i's contact forces (from the motion), W_i = sum_c f_c (x) x_c - F_i (x) x_i;
  *    summed over the bodies the contacts between spheres cancel (both bodies see the same point),
- *    leaving the floor's: sum_i W_i[a][z] = sum_floor f_a z_c - sum_i F_i[a] x_i[z] for a = x, y, z
+ *    but for f (x) meet where the contact is taken where two spheres meet within the step (A's
+ *    point is offset by meet across the normal, collision.h), leaving the floor's:
+ *    sum_i W_i[a][z] = sum_floor f_a z_c + sum_pairs f_a meet_z - sum_i F_i[a] x_i[z] for a = x, y, z
  *    (z_c is not 0 for a contact that closes within the step), to 1e-6 of M g r (the solver's
  *    tolerance on the motion). */
 #include <string.h>
@@ -87,17 +89,18 @@ static void check_pile_identity(sg_solver *solver) {
       expected[a] -= F * x0[3 * i + 2];
     }
   }
-  /* the floor's contacts: force -f on the sphere (B; the plane is A) at the contact point */
+  /* the floor's contacts: force -f on the sphere (B; the plane is A) at the contact point; a pair of
+   * spheres: f on A at point + meet, -f on B at point */
   const sg_contacts *c = sg_stepper_contacts(st);
   const double *lambda = sg_stepper_lambda(st);
   for (int k = 0; k < c->n; ++k) {
-    if (s.shape[c->c[k].a] != SG_SHAPE_PLANE) continue;
+    const int floor = s.shape[c->c[k].a] == SG_SHAPE_PLANE;
     double frame[9];
     memcpy(frame, c->c[k].cp.normal, 3 * sizeof(double));
     sg_contact_frame(frame, frame + 3, frame + 6);
     for (int a = 0; a < 3; ++a) {
       const double f = (lambda[3 * k] * frame[a] + lambda[3 * k + 1] * frame[3 + a] + lambda[3 * k + 2] * frame[6 + a]) / dt;
-      expected[a] -= f * c->c[k].cp.point[2];
+      expected[a] += floor ? -f * c->c[k].cp.point[2] : f * c->c[k].meet[2];
     }
   }
   double worst = 0;

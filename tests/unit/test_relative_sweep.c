@@ -16,7 +16,11 @@
  *    within the step, and not one whose turn lifts it less than the gap.
  * 4. The least gap of two spheres moving on straight lines (the recheck's measure, recheck.c)
  *    against closed forms: head on, grazing (where the first-order gap would report an overlap),
- *    through each other, apart, at rest. */
+ *    through each other, apart, at rest.
+ * 5. Two spheres' contact taken where they meet (sg_meet_spheres, -contact_meet_normal) against
+ *    closed forms: head on and moving apart (unchanged), an oblique hit (the normal at the first
+ *    touch), a miss (the normal at the closest approach, the gap the least gap), one still closing
+ *    at the end of the step (the normal there); both lever arms along the normal. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,8 +329,50 @@ static void test_spheres_least_gap(void) {
   }
 }
 
+/* ---- 5. two spheres' contact where they meet ---- */
+
+static void check_meet(const char *what, const double *xa, const double *d_a, const double *normal, double gap) {
+  const double xb[3] = {0, 0, 0}, ra = 1.0, rb = 1.0;
+  sg_contact c;
+  memset(&c, 0, sizeof c);
+  v3_sub(c.cp.normal, xa, xb); /* as the narrow phase gives it: along the centres */
+  c.cp.gap = v3_norm(c.cp.normal) - ra - rb;
+  v3_normalize(c.cp.normal);
+  v3_copy(c.cp.point, xb);
+  v3_axpy(c.cp.point, rb, c.cp.normal);
+  sg_meet_spheres(xa, xb, ra, rb, d_a, &c);
+  double la[3], lb[3], xa_point[3], xb_point[3], cross_a[3], cross_b[3], dn[3];
+  sg_contact_point_of(&c, 0, xa_point);
+  sg_contact_point_of(&c, 1, xb_point);
+  v3_sub(la, xa_point, xa);
+  v3_sub(lb, xb_point, xb);
+  v3_cross(cross_a, la, c.cp.normal);
+  v3_cross(cross_b, lb, c.cp.normal);
+  v3_sub(dn, c.cp.normal, normal);
+  printf("meet, %s: normal off by %.2e, gap %.15g (exact %.15g), levers off the normal %.1e %.1e\n", what, v3_norm(dn),
+         c.cp.gap, gap, v3_norm(cross_a), v3_norm(cross_b));
+  CHECK(v3_norm(dn) <= 1e-15 * 4);
+  CHECK(fabs(c.cp.gap - gap) <= 1e-15 * 16);
+  CHECK(v3_norm(cross_a) <= 1e-15 * 16 && v3_norm(cross_b) <= 1e-15 * 4);
+  CHECK(v3_dot(la, c.cp.normal) < 0 && v3_dot(lb, c.cp.normal) > 0); /* A's lever points to B, B's to A */
+}
+
+static void test_meet_spheres(void) {
+  const double s3 = sqrt(3.0), s17 = sqrt(17.0);
+  /* head on: the touch is on the centre line */
+  check_meet("head on", (double[3]){3, 0, 0}, (double[3]){-2, 0, 0}, (double[3]){1, 0, 0}, 1.0);
+  check_meet("moving apart", (double[3]){3, 0, 0}, (double[3]){1, 0, 0}, (double[3]){1, 0, 0}, 1.0);
+  /* |(-5 + 10 t, 1)| = 2 first at -5 + 10 t = -sqrt 3: n = (-sqrt 3, 1) / 2, gap = n . p - 2 */
+  check_meet("oblique hit", (double[3]){-5, 1, 0}, (double[3]){10, 0, 0}, (double[3]){-s3 / 2, 0.5, 0}, (5 * s3 + 1) / 2 - 2);
+  /* closest at t = 1/2, 2.5 apart: the start's centre line would give 3.59 - 5.59 = -2 at the end */
+  check_meet("miss", (double[3]){-5, 2.5, 0}, (double[3]){10, 0, 0}, (double[3]){0, 1, 0}, 0.5);
+  /* still closing at t = 1, at (1, 4): n = (1, 4) / sqrt 17, gap = 20 / sqrt 17 - 2 */
+  check_meet("still closing", (double[3]){0, 5, 0}, (double[3]){1, -1, 0}, (double[3]){1 / s17, 4 / s17, 0}, 20 / s17 - 2);
+}
+
 int main(void) {
   test_spheres_least_gap();
+  test_meet_spheres();
   test_brute_force_agreement();
   test_lattice_moving_as_one();
   test_fast_approach();
