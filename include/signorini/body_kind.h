@@ -20,6 +20,13 @@
  * it (docs/FORMATS.md, "Trees"). */
 typedef enum { SG_BODY_RIGID6 = 0, SG_BODY_TREE = 1, SG_BODY_KIND_COUNT = 2 } sg_body_kind_id;
 
+/* A rigid-6 sphere: its contact points lie on the normal through its centre, and two of them meet
+ * along the straight lines their centres follow over a step (collision.h: sg_spheres_least_gap,
+ * sg_meet_spheres). */
+static inline int sg_body_is_rigid_sphere(const sg_scene *s, int i) {
+  return s->kind[i] == SG_BODY_RIGID6 && s->shape[i] == SG_SHAPE_SPHERE;
+}
+
 /* A body's vertex weight in the partition graph: base + per_contact x (contacts touching it).
  * Affine in the contacts so that a rank can ship it in a fixed record to the rank that counts the
  * contacts (partition/distributed.c). */

@@ -132,10 +132,17 @@ double sg_pair_reach(const sg_scene *s, int i, int j, double margin, double dt, 
   return margin + far + (turn + (sg_plane_turn_sweep(s, i, j, dt) + sg_plane_turn_sweep(s, j, i, dt)));
 }
 
-double sg_spheres_least_gap(const double *p, const double *d, double radii) {
-  double dd = v3_dot(d, d), t = dd > 0 ? fmin(1.0, fmax(0.0, -v3_dot(p, d) / dd)) : 0.0, q[3];
+/* The point q = p + t d of the segment t in [0, 1] closest to the origin; returns t. */
+static double closest_approach(const double *p, const double *d, double q[3]) {
+  const double dd = v3_dot(d, d), t = dd > 0 ? fmin(1.0, fmax(0.0, -v3_dot(p, d) / dd)) : 0.0;
   v3_copy(q, p);
   v3_axpy(q, t, d);
+  return t;
+}
+
+double sg_spheres_least_gap(const double *p, const double *d, double radii) {
+  double q[3];
+  closest_approach(p, d, q);
   return v3_norm(q) - radii;
 }
 
@@ -144,9 +151,7 @@ void sg_meet_spheres(const double *xa, const double *xb, double ra, double rb, c
   v3_sub(p, xa, xb);
   const double radii = ra + rb, dd = v3_dot(d_a, d_a), pd = v3_dot(p, d_a);
   if (!(dd > 0) || !(c->cp.gap > 0)) return;
-  double t = fmin(1.0, fmax(0.0, -pd / dd));
-  v3_copy(q, p);
-  v3_axpy(q, t, d_a);
+  double t = closest_approach(p, d_a, q);
   if (v3_norm(q) < radii) { /* they touch: the first root of |p + t d|^2 = radii^2, in its stable form */
     const double c0 = v3_dot(p, p) - radii * radii;
     t = c0 / (-pd + sqrt(fmax(0.0, pd * pd - dd * c0)));
@@ -164,11 +169,6 @@ void sg_meet_spheres(const double *xa, const double *xb, double ra, double rb, c
   v3_axpy(c->cp.point, 0.5 * c->cp.gap, n);
   v3_copy(c->meet, p);
   v3_axpy(c->meet, -along, n);
-}
-
-static int both_spheres(const sg_scene *s, int i, int j) {
-  return s->kind[i] == SG_BODY_RIGID6 && s->shape[i] == SG_SHAPE_SPHERE && s->kind[j] == SG_BODY_RIGID6 &&
-         s->shape[j] == SG_SHAPE_SPHERE;
 }
 
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out) {
@@ -196,7 +196,7 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
       c->cp = m.p[p];
       c->shift[0] = c->shift[1] = c->shift[2] = 0;
       c->meet[0] = c->meet[1] = c->meet[2] = 0;
-      if (bp->meet_normal && m.n == 1 && both_spheres(s, i, j)) {
+      if (bp->meet_normal && m.n == 1 && sg_body_is_rigid_sphere(s, i) && sg_body_is_rigid_sphere(s, j)) {
         double d_a[3];
         sg_pair_displacement(s, j, i, dt, d_a);
         sg_meet_spheres(ga.pos, gb.pos, ga.size[0], gb.size[0], d_a, c);

@@ -21,7 +21,11 @@ static void point_velocity(const sg_scene *s, const double *vhat, int i, const d
   rigid_point_velocity(u, s->fixed[i] == SG_KINEMATIC ? s->state.vel + 6 * i : vhat + 6 * i, s->state.pos + 3 * i, x);
 }
 
-static int is_sphere(const sg_scene *s, int i) { return s->kind[i] == SG_BODY_RIGID6 && s->shape[i] == SG_SHAPE_SPHERE; }
+/* x_b - x_a of contact c at the start of the step (B's periodic image where it is met through the
+ * boundary). */
+static void pair_offset(const sg_scene *s, const sg_contact *c, double d[3]) {
+  for (int k = 0; k < 3; ++k) d[k] = s->state.pos[3 * c->b + k] + c->shift[k] - s->state.pos[3 * c->a + k];
+}
 
 /* Two spheres' centres move on straight lines over the step (q_{k+1} = q_k + dt vhat, paper 002
  * eq. (2)), so their least gap along the step is exact: the first-order gap takes a grazing pair
@@ -32,8 +36,7 @@ static double sphere_pair_least_gap(const sg_stepper *st, const double *vhat, co
   double ua[3], ub[3], p[3], d[3];
   point_velocity(s, vhat, c->a, s->state.pos + 3 * c->a, ua);
   point_velocity(s, vhat, c->b, s->state.pos + 3 * c->b, ub);
-  v3_scale(p, c->cp.normal, -(c->cp.gap + ra + rb)); /* x_b - x_a (a periodic image's too) */
-  v3_sub(p, p, c->meet);
+  pair_offset(s, c, p);
   v3_sub(d, ub, ua);
   v3_scale(d, d, st->prm.dt);
   return sg_spheres_least_gap(p, d, ra + rb);
@@ -42,7 +45,7 @@ static double sphere_pair_least_gap(const sg_stepper *st, const double *vhat, co
 /* Gap of contact c at the end of the step under the motion vhat: the least along the step for two
  * spheres, to first order otherwise. */
 static double gap_after_step(const sg_stepper *st, const double *vhat, const sg_contact *c) {
-  if (is_sphere(st->s, c->a) && is_sphere(st->s, c->b)) return sphere_pair_least_gap(st, vhat, c);
+  if (sg_body_is_rigid_sphere(st->s, c->a) && sg_body_is_rigid_sphere(st->s, c->b)) return sphere_pair_least_gap(st, vhat, c);
   double ua[3], ub[3], rel[3], xa[3], xb[3];
   sg_contact_point_of(c, 0, xa);
   sg_contact_point_of(c, 1, xb);
@@ -73,7 +76,7 @@ static int seen_by_both_owners(const sg_stepper *st, const sg_contact *c) {
   const sg_scene *s = st->s;
   if (s->fixed[c->a] || s->fixed[c->b]) return 1;
   double d[3];
-  for (int k = 0; k < 3; ++k) d[k] = s->state.pos[3 * c->b + k] + c->shift[k] - s->state.pos[3 * c->a + k];
+  pair_offset(s, c, d);
   const double dt = st->prm.dt, margin = st->prm.margin;
   /* a hair inside the reach: the ghosts' box test then holds whatever its roundings */
   return v3_norm(d) < (1 - 1e-9) * (sg_body_reach(s, c->a, dt, margin) + sg_body_reach(s, c->b, dt, margin) + margin);

@@ -122,7 +122,7 @@ static int recheck_can_add(const sg_stepper *st, const double *vhat) {
       speed = v3_norm(v);
     } else if (!sg_stepper_owns(st, i)) {
       continue; /* its owner bounds it */
-    } else if (s->kind[i] != SG_BODY_RIGID6 || s->shape[i] != SG_SHAPE_SPHERE) {
+    } else if (!sg_body_is_rigid_sphere(s, i)) {
       bound[1] = 1;
       break;
     } else {
