@@ -20,7 +20,8 @@
  * 5. Two spheres' contact taken where they meet (sg_meet_spheres, -contact_meet_normal) against
  *    closed forms: head on and moving apart (unchanged), an oblique hit (the normal at the first
  *    touch), a miss (the normal at the closest approach, the gap the least gap), one still closing
- *    at the end of the step (the normal there); both lever arms along the normal. */
+ *    at the end of the step (the normal there); both lever arms along the normal, the point in the
+ *    middle of the gap. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,8 +339,8 @@ static void check_meet(const char *what, const double *xa, const double *d_a, co
   v3_sub(c.cp.normal, xa, xb); /* as the narrow phase gives it: along the centres */
   c.cp.gap = v3_norm(c.cp.normal) - ra - rb;
   v3_normalize(c.cp.normal);
-  v3_copy(c.cp.point, xb);
-  v3_axpy(c.cp.point, rb, c.cp.normal);
+  v3_copy(c.cp.point, xb); /* the middle of the gap */
+  v3_axpy(c.cp.point, rb + 0.5 * c.cp.gap, c.cp.normal);
   sg_meet_spheres(xa, xb, ra, rb, d_a, &c);
   double la[3], lb[3], xa_point[3], xb_point[3], cross_a[3], cross_b[3], dn[3];
   sg_contact_point_of(&c, 0, xa_point);
@@ -355,6 +356,9 @@ static void check_meet(const char *what, const double *xa, const double *d_a, co
   CHECK(fabs(c.cp.gap - gap) <= 1e-15 * 16);
   CHECK(v3_norm(cross_a) <= 1e-15 * 16 && v3_norm(cross_b) <= 1e-15 * 4);
   CHECK(v3_dot(la, c.cp.normal) < 0 && v3_dot(lb, c.cp.normal) > 0); /* A's lever points to B, B's to A */
+  /* the point stays in the middle of the (new) gap, where the narrow phase puts it */
+  CHECK(fabs(v3_dot(lb, c.cp.normal) - (rb + 0.5 * c.cp.gap)) <= 1e-15 * 8);
+  CHECK(fabs(v3_dot(la, c.cp.normal) + (ra + 0.5 * c.cp.gap)) <= 1e-15 * 8);
 }
 
 static void test_meet_spheres(void) {
