@@ -189,7 +189,8 @@ static sg_err bench(MPI_Comm comm, long rss_base_kb) {
     }
     fprintf(stderr, "subadmm_pile: settled in %.1f s wall, mean %.1f iterations per step\n", bench_now() - t0,
             n_settle ? (double)sum_it / n_settle : 0.0);
-    if (o.do_save) {
+    if (o.do_save) { /* with the run options `signorini generate pile` gives the scene */
+      snprintf(s.run_options, sizeof s.run_options, "%s", sg_scenario_find("pile")->run_options);
       SG_CHECK(sg_scene_write(comm, o.save, &s));
       fprintf(stderr, "subadmm_pile: settled pile written to %s\n", o.save);
     }

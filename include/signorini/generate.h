@@ -9,6 +9,7 @@ typedef struct {
   const char *name;
   const char *description;
   sg_err (*build)(sg_scene *s); /* reads its options, fills an empty scene */
+  const char *run_options;      /* the scene's run options (scene_options.h); NULL: none */
 } sg_scenario;
 
 const sg_scenario *sg_scenario_find(const char *name);

@@ -22,6 +22,9 @@ void sg_opt_pop_prefix(void);
 
 int sg_opt_help_requested(void);
 void sg_opt_print_help(FILE *f, const char *title);
+/* Put "-name [value]" into the options database unless it is there already (*set: whether it was
+ * put); sg_opt_check_unused lets such a default stay unused. */
+sg_err sg_opt_set_default(const char *name, const char *value, int *set);
 /* Error (SG_ERR_ARG) naming the first option given but never queried. */
 sg_err sg_opt_check_unused(void);
 void sg_opt_reset_registry(void);

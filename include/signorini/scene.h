@@ -9,6 +9,8 @@
 #include "signorini/size_dist.h"
 
 #define SG_SCENE_FORMAT_VERSION 1
+/* the longest run_options a scene carries, its terminating zero included */
+#define SG_SCENE_OPTIONS_LEN 512
 
 struct sg_tree; /* tree.h */
 
@@ -147,6 +149,9 @@ typedef struct {
    * rank, sorted by the id of their body, each shared by reference with the scene's copies */
   int n_trees;
   struct sg_tree **trees;
+  /* run options this scene's kind runs best with ("-name value ...", scene_options.h; "": none): the
+   * same on every rank */
+  char run_options[SG_SCENE_OPTIONS_LEN];
   /* the global id the next inserted body gets (the same on every rank): above every id the run
    * has used, so ids are never reused */
   int64_t next_gid;

@@ -6,6 +6,19 @@
 #include "signorini/io.h"
 #include "signorini/options.h"
 
+/* The run options the scene carries: its kind's (scene_options.h), or none. A value that starts
+ * with "-" cannot follow an option in PETSc's command line, so other options are written into the file
+ * (docs/FORMATS.md). */
+static sg_err read_scene_run_options(const sg_scenario *sc, sg_scene *s) {
+  char which[16];
+  SG_CHECK(sg_opt_choice("-run_options", "kind", "kind|none",
+                         "solver settings the scene carries for its runs, below their command line: those of its kind, or none",
+                         which, sizeof which));
+  s->run_options[0] = 0;
+  if (!strcmp(which, "kind") && sc->run_options) snprintf(s->run_options, sizeof s->run_options, "%s", sc->run_options);
+  return SG_OK;
+}
+
 sg_err sg_cmd_generate(MPI_Comm comm, const char *scenario) {
   int rank;
   MPI_Comm_rank(comm, &rank);
@@ -19,6 +32,7 @@ sg_err sg_cmd_generate(MPI_Comm comm, const char *scenario) {
   SG_CHECK(sg_scene_create(&s, 16, 1));
   sg_err err = sg_opt_string("-o", "scene.h5", "output scene file", out, sizeof out, NULL);
   if (!err && sc) err = sc->build(&s);
+  if (!err && sc) err = read_scene_run_options(sc, &s);
   if (!err) err = sg_add_stl_wall_from_options(&s);
   if (!err && sg_opt_help_requested()) {
     if (rank == 0) {

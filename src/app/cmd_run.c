@@ -12,6 +12,7 @@
 #include "signorini/fault.h"
 #include "signorini/io.h"
 #include "signorini/options.h"
+#include "signorini/scene_options.h"
 #include "signorini/solver.h"
 #include "signorini/step.h"
 #include "signorini/timing.h"
@@ -47,6 +48,17 @@ static sg_err default_from_checkpoint(const char *name, double value) {
   snprintf(buf, sizeof buf, "%.17g", value); /* round-trips to the same double */
   if (PetscOptionsSetValue(NULL, name, buf)) return sg_error_set(SG_ERR_LIB, "cannot set option %s", name);
   return SG_OK;
+}
+
+/* The run options the scene carries (scene_options.h), below the command line and options files;
+ * -scene_options false leaves them out. taken: those the run takes. */
+static sg_err apply_scene_options(const sg_scene *s, char *taken, size_t len) {
+  int use = 1;
+  SG_CHECK(sg_opt_bool("-scene_options", 1, "start from the run options the scene carries (signorini info lists them); false: the built-in defaults", &use));
+  if (!use || !s->run_options[0]) return SG_OK;
+  sg_err err = sg_scene_options_apply(s->run_options, taken, len);
+  if (err) sg_error_append(" (%s)", "/world/run_options");
+  return err;
 }
 
 static sg_err check_same_as_checkpoint(const char *name, double given, double stored, const char *ckpt) {
@@ -151,6 +163,8 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     err = sg_checkpoint_read(comm, o.restart, scene_path, &s, &ck);
   if (!err && o.restarting) err = default_from_checkpoint("-dt", ck.dt);
   if (!err && o.restarting) err = default_from_checkpoint("-theta", ck.theta);
+  char scene_taken[SG_SCENE_OPTIONS_LEN] = "";
+  if (!err) err = sg_error_collective(comm, apply_scene_options(&s, scene_taken, sizeof scene_taken));
   if (!err) err = read_run_options(comm, &s, &o, &prm);
   if (!err && o.restarting) err = check_same_as_checkpoint("-dt", prm.dt, ck.dt, o.restart);
   if (!err && o.restarting) err = check_same_as_checkpoint("-theta", prm.theta, ck.theta, o.restart);
@@ -187,6 +201,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err) {
     char buf[128];
     sg_traj_set_attr(w, "solver", o.solver);
+    if (scene_taken[0]) sg_traj_set_attr(w, "scene_options", scene_taken);
     snprintf(buf, sizeof buf, "%.17g", prm.dt);
     sg_traj_set_attr(w, "dt", buf);
     snprintf(buf, sizeof buf, "%.17g", prm.theta);
@@ -206,6 +221,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   long long last_ckpt = -1;
   sg_progress prog;
   sg_progress_init(&prog, rank, o.progress_interval);
+  if (rank == 0 && scene_taken[0] && o.progress_interval > 0) printf("signorini: options from the scene: %s\n", scene_taken);
   double wall0 = MPI_Wtime(), sum_it = 0, sum_res = 0, max_pen = 0;
   long done_steps = 0, unconverged = 0;
   sg_step_stats flow = {0}; /* bodies and mass in and out over the run */
@@ -295,6 +311,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
     if (dot && !strcmp(dot, ".h5")) strcpy(dot, ".xmf");
     else strncat(xmf, ".xmf", sizeof xmf - strlen(xmf) - 1);
     printf("signorini: %ld steps of %.6g s (t = %.4g s), %lld bodies, solver %s\n", done_steps, prm.dt, s.state.time, n_bodies, o.solver);
+    if (scene_taken[0]) printf("  options from the scene     %s (-scene_options false: without them)\n", scene_taken);
     printf("  mean iterations per step   %.2f (%ld steps hit -solver_max_it)\n", done_steps ? sum_it / done_steps : 0.0, unconverged);
     printf("  mean contact residual      %.3e (paper 002 Sec. VII)\n", done_steps ? sum_res / done_steps : 0.0);
     printf("  max penetration            %.3e m\n", max_pen);

@@ -4,6 +4,7 @@
 #include <petscsys.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "signorini/options.h"
 
 #define SG_MAX_OPTS 256
@@ -164,6 +165,31 @@ void sg_opt_print_help(FILE *f, const char *title) {
     fprintf(f, "  %-28s %s (default: %s)\n", g_opts[i].name, g_opts[i].help, g_opts[i].def[0] ? g_opts[i].def : "none");
 }
 
+/* Options put in by sg_opt_set_default: they may stay unused (a scene's SubADMM settings in a run
+ * with another solver). */
+#define SG_MAX_DEFAULTS 64
+static char g_defaults[SG_MAX_DEFAULTS][64];
+static int g_ndefaults;
+
+sg_err sg_opt_set_default(const char *name, const char *value, int *set) {
+  PetscBool given = PETSC_FALSE;
+  *set = 0;
+  if (PetscOptionsHasName(NULL, NULL, name, &given)) return sg_error_set(SG_ERR_LIB, "cannot look up option %s", name);
+  if (given) return SG_OK;
+  if (g_ndefaults == SG_MAX_DEFAULTS || strlen(name) >= sizeof g_defaults[0])
+    return sg_error_set(SG_ERR_ARG, "too many default options (at %s)", name);
+  if (PetscOptionsSetValue(NULL, name, value)) return sg_error_set(SG_ERR_LIB, "cannot set option %s", name);
+  snprintf(g_defaults[g_ndefaults++], sizeof g_defaults[0], "%s", name + 1);
+  *set = 1;
+  return SG_OK;
+}
+
+static int set_as_default(const char *name) {
+  for (int i = 0; i < g_ndefaults; ++i)
+    if (!strcasecmp(g_defaults[i], name)) return 1;
+  return 0;
+}
+
 /* Options PETSc itself consumes at initialization or finalization. */
 static int petsc_internal(const char *name) {
   static const char *prefixes[] = {"help", "h", "log", "malloc", "options_", "info", "on_error", "no_signal",
@@ -181,7 +207,7 @@ sg_err sg_opt_check_unused(void) {
   if (PetscOptionsLeftGet(NULL, &n, &names, &values)) return sg_error_set(SG_ERR_LIB, "cannot list options");
   sg_err err = SG_OK;
   for (PetscInt i = 0; i < n && !err; ++i)
-    if (!petsc_internal(names[i]))
+    if (!petsc_internal(names[i]) && !set_as_default(names[i]))
       err = sg_error_set(SG_ERR_ARG, "unknown option -%s (see -help)", names[i]);
   PetscOptionsLeftRestore(NULL, &n, &names, &values);
   return err;

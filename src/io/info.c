@@ -36,6 +36,7 @@ static void print_scene(FILE *out, const sg_scene *s) {
   }
   fprintf(out, "  materials: %d\n", s->n_materials);
   fprintf(out, "  gravity: (%g, %g, %g)\n", s->gravity[0], s->gravity[1], s->gravity[2]);
+  if (s->run_options[0]) fprintf(out, "  run options: %s\n", s->run_options);
   double L[3];
   if (sg_scene_period(s, L)) {
     fprintf(out, "  periodic:");

@@ -219,6 +219,8 @@ sg_err sg_scene_ids_check(const double *x, long long count, long long first, con
 /* The optional attribute next_gid of loc's group bodies (prefix: its name in messages); *value = -1
  * when absent. Refused: not a single integer, or outside [0, 2^53). */
 sg_err sg_scene_next_gid_read(hid_t loc, const char *prefix, const char *file, long long *value);
+/* The attribute run_options of prefix/world into s->run_options ("" when absent), checked. */
+sg_err sg_scene_run_options_read(hid_t loc, const char *prefix, const char *file, sg_scene *s);
 
 /* --- fsutil.c: files beside HDF5 (rank 0 acts, every rank gets the result) --------------------- */
 /* "<path><suffix>.<pid of rank 0>"; free() the result. */

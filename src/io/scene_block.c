@@ -185,6 +185,7 @@ sg_err sg_scene_read_block_fapl(MPI_Comm comm, const char *path, hid_t access, s
   if (!err) err = sg_scene_sort_local(s);
   err = sg_error_collective(comm, err);
   if (!err) err = finish_block_ids(comm, path, ids != NULL, next_attr, s);
+  if (!err) err = sg_error_collective(comm, sg_scene_run_options_read(file, "", path, s));
   if (!err) err = sg_error_collective(comm, sg_motions_read(file, "", path, dxpl, s)); /* every fixed body is here */
   if (!err) err = sg_error_collective(comm, sg_regions_read(file, "", path, dxpl, s));
   if (!err) err = sg_error_collective(comm, sg_trees_read(file, "", path, dxpl, s));

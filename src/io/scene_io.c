@@ -9,6 +9,7 @@
 #include "io/read_fapl.h"
 #include "signorini/exchange.h"
 #include "signorini/io.h"
+#include "signorini/scene_options.h"
 
 const sg_body_field sg_body_fields[SG_F_COUNT] = {
     {"bodies/shape", 1, 0},    {"bodies/size", 0, 3},     {"bodies/material", 1, 0},
@@ -58,6 +59,32 @@ static sg_err write_ids(MPI_Comm comm, hid_t loc, const char *file, const sg_io_
   return err;
 }
 
+/* The attribute run_options of /world, when the scene carries any (scene_options.h). */
+static sg_err write_run_options(hid_t loc, const char *file, const sg_scene *s) {
+  if (!s->run_options[0]) return SG_OK;
+  hid_t g = H5Gopen2(loc, "world", H5P_DEFAULT);
+  if (g < 0) return sg_error_set(SG_ERR_IO, "%s: cannot open group world to write attribute run_options", file);
+  sg_err err = sg_h5_attr_write_str(g, "run_options", s->run_options, file);
+  sg_h5_close(&g);
+  return err;
+}
+
+sg_err sg_scene_run_options_read(hid_t loc, const char *prefix, const char *file, sg_scene *s) {
+  s->run_options[0] = 0;
+  hid_t g = H5Gopen2(loc, "world", H5P_DEFAULT);
+  if (g < 0) return sg_error_set(SG_ERR_FORMAT, "%s: cannot open group %s/world", file, prefix);
+  char text[SG_SCENE_OPTIONS_LEN + 1], why[256];
+  int found = 0;
+  sg_err err = sg_h5_attr_read_str(g, "run_options", text, sizeof text, &found, file);
+  sg_h5_close(&g);
+  if (err) sg_error_append(" (on group %s/world)", prefix);
+  else if (found && !sg_scene_options_valid(text, why, sizeof why))
+    err = sg_error_set(SG_ERR_FORMAT, "%s: attribute run_options of %s/world: %s", file, prefix, why);
+  else if (found)
+    memcpy(s->run_options, text, sizeof s->run_options);
+  return err;
+}
+
 /* The periodic cell, when the scene has one (/world/period_lo, /world/period_hi). */
 static sg_err write_period(MPI_Comm comm, hid_t loc, const char *file, const sg_scene *s, int rank, hid_t dxpl) {
   hsize_t three = 3;
@@ -103,6 +130,7 @@ sg_err sg_scene_group_write(MPI_Comm comm, hid_t loc, const char *file, const sg
   sg_h5_close(&d);
   double L[3];
   if (!err && sg_scene_period(s, L)) err = write_period(comm, loc, file, s, rank, dxpl);
+  if (!err) err = write_run_options(loc, file, s);
   if (!err) err = sg_motions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_regions_write(comm, loc, file, s, dxpl);
   if (!err) err = sg_meshes_write(comm, loc, file, s, dxpl);
@@ -310,6 +338,7 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
   }
   if (!err && (err = sg_scene_update_mass(s))) sg_error_append(" (%s)", file);
   /* the motions name bodies by id: after the sort */
+  if (!err) err = sg_scene_run_options_read(loc, prefix, file, s);
   if (!err) err = sg_motions_read(loc, prefix, file, dxpl, s);
   if (!err) err = sg_regions_read(loc, prefix, file, dxpl, s);
   if (!err) err = sg_trees_read(loc, prefix, file, dxpl, s);

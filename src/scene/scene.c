@@ -131,6 +131,7 @@ sg_err sg_scene_copy_globals(sg_scene *dst, const sg_scene *src) {
   memcpy(dst->period_hi, src->period_hi, sizeof dst->period_hi);
   dst->state.time = src->state.time;
   dst->state.step = src->state.step;
+  memcpy(dst->run_options, src->run_options, sizeof dst->run_options);
   sg_motion *m = sg_calloc((size_t)src->n_motions + 1, sizeof *m, "motions");
   if (!m) return SG_ERR_MEM;
   if (src->n_motions) memcpy(m, src->motions, (size_t)src->n_motions * sizeof *m);
