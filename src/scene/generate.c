@@ -9,7 +9,7 @@
 /* Run options of scenes that come to rest: over-relaxation (paper 002 eq. (35)) and the stop on the
  * contact residual, which ends a step once it is accurate instead of at the iteration cap
  * (docs/PERFORMANCE.md, "Run options carried by the scene"). */
-#define SG_SETTLING_RUN_OPTIONS "-subadmm_relax 1.8 -subadmm_contact_tol 3e-4"
+#define SG_SETTLING_RUN_OPTIONS "-subadmm_relax 1.8 -subadmm_contact_tol 1e-4"
 
 static const sg_scenario g_scenarios[] = {
   {"incline", "a box (or spheres) on a tilted plane", sg_generate_incline, NULL},

@@ -14,19 +14,19 @@ RUN_ARGS=(-t_final 0.1 -progress_interval 0)
 sg_run gen "$SG" generate pile -n 150 -o pile.h5
 check "generate pile" [ "$RC" -eq 0 ]
 sg_run info "$SG" info pile.h5
-check "info lists the scene's run options" grep -q '^  run options: -subadmm_relax 1.8 -subadmm_contact_tol 3e-4$' info.out
+check "info lists the scene's run options" grep -q '^  run options: -subadmm_relax 1.8 -subadmm_contact_tol 1e-4$' info.out
 
 section "taken, overridden, left out"
 sg_run scene "$SG" run pile.h5 -o scene.h5 "${RUN_ARGS[@]}"
 check "a run takes them (exit 0)" [ "$RC" -eq 0 ]
-check "the summary names them" grep -q 'options from the scene     -subadmm_relax 1.8 -subadmm_contact_tol 3e-4' scene.out
+check "the summary names them" grep -q 'options from the scene     -subadmm_relax 1.8 -subadmm_contact_tol 1e-4' scene.out
 sg_run builtin "$SG" run pile.h5 -o builtin.h5 "${RUN_ARGS[@]}" -scene_options false
 check "-scene_options false runs" [ "$RC" -eq 0 ]
 check "-scene_options false: no options from the scene" bash -c '! grep -q "options from the scene" builtin.out'
 sg_run override "$SG" run pile.h5 -o override.h5 "${RUN_ARGS[@]}" -subadmm_relax 1 -subadmm_contact_tol 0
 check "both overridden on the command line runs" [ "$RC" -eq 0 ]
 sg_run half "$SG" run pile.h5 -o half.h5 "${RUN_ARGS[@]}" -subadmm_relax 1
-check "one overridden: the other still taken" grep -q 'options from the scene     -subadmm_contact_tol 3e-4 ' half.out
+check "one overridden: the other still taken" grep -q 'options from the scene     -subadmm_contact_tol 1e-4 ' half.out
 sg_run plain_gen "$SG" generate pile -n 150 -o plain.h5 -run_options none
 sg_run plain "$SG" run plain.h5 -o plain_run.h5 "${RUN_ARGS[@]}"
 check "a scene generated with -run_options none runs" [ "$RC" -eq 0 ]
@@ -39,7 +39,7 @@ attrs = h5py.File('scene.h5', 'r').attrs
 taken = attrs.get('scene_options', b'')
 taken = taken.decode() if isinstance(taken, bytes) else taken
 ok = (np.array_equal(pos['builtin'], pos['override']) and np.array_equal(pos['builtin'], pos['plain_run'])
-      and not np.array_equal(pos['scene'], pos['builtin']) and taken == '-subadmm_relax 1.8 -subadmm_contact_tol 3e-4'
+      and not np.array_equal(pos['scene'], pos['builtin']) and taken == '-subadmm_relax 1.8 -subadmm_contact_tol 1e-4'
       and 'scene_options' not in h5py.File('builtin.h5', 'r').attrs)
 print(f'    scene vs built-in: largest position difference {float(np.max(np.abs(pos["scene"] - pos["builtin"]))):.3e} m; trajectory attribute: {taken!r}')
 raise SystemExit(0 if ok else 1)
