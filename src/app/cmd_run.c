@@ -61,6 +61,21 @@ static sg_err apply_scene_options(const sg_scene *s, char *taken, size_t len) {
   return err;
 }
 
+/* An option the scene gave that the run refused: say where it came from. */
+static sg_err name_scene_source(sg_err err, const char *taken, const char *scene_path) {
+  if (!err || !taken[0]) return err;
+  char copy[SG_SCENE_OPTIONS_LEN], key[SG_SCENE_OPTIONS_LEN + 16], *save = NULL;
+  snprintf(copy, sizeof copy, "%s", taken);
+  for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+    snprintf(key, sizeof key, "option %s:", w);
+    if (w[0] == '-' && strstr(sg_error_message(), key)) {
+      sg_error_append(" (from the run options of %s, /world/run_options; -scene_options false runs without them)", scene_path);
+      break;
+    }
+  }
+  return err;
+}
+
 static sg_err check_same_as_checkpoint(const char *name, double given, double stored, const char *ckpt) {
   if (given == stored) return SG_OK;
   return sg_error_set(SG_ERR_ARG, "%s %.17g differs from the checkpoint %s (%s %.17g); a restart keeps the checkpoint's value (leave %s out)",
@@ -139,7 +154,9 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
 
   if (sg_opt_help_requested()) { /* list every option with its default, then stop */
     SG_CHECK(sg_scene_create(&s, 1, 1));
-    err = read_run_options(comm, &s, &o, &prm);
+    char none[1];
+    err = apply_scene_options(&s, none, sizeof none); /* lists -scene_options: this scene carries none */
+    if (!err) err = read_run_options(comm, &s, &o, &prm);
     if (!err) err = read_restart_option(&o);
     if (!err) err = sg_solver_create(comm, o.solver, &solver);
     if (!err) err = sg_solver_set_from_options(solver);
@@ -165,7 +182,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
   if (!err && o.restarting) err = default_from_checkpoint("-theta", ck.theta);
   char scene_taken[SG_SCENE_OPTIONS_LEN] = "";
   if (!err) err = sg_error_collective(comm, apply_scene_options(&s, scene_taken, sizeof scene_taken));
-  if (!err) err = read_run_options(comm, &s, &o, &prm);
+  if (!err) err = name_scene_source(read_run_options(comm, &s, &o, &prm), scene_taken, scene_path);
   if (!err && o.restarting) err = check_same_as_checkpoint("-dt", prm.dt, ck.dt, o.restart);
   if (!err && o.restarting) err = check_same_as_checkpoint("-theta", prm.theta, ck.theta, o.restart);
   long long start_step = s.state.step, n_total = 0;
@@ -180,7 +197,7 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
                          o.t_final, o.restart, s.state.time, start_step);
   }
   if (!err) err = sg_solver_create(comm, o.solver, &solver);
-  if (!err) err = sg_solver_set_from_options(solver);
+  if (!err) err = name_scene_source(sg_solver_set_from_options(solver), scene_taken, scene_path);
   if (!err) err = sg_opt_check_unused();
   if (!err) err = sg_fault_setup();
   if (!err && solver->view && rank == 0) sg_solver_view(solver, stdout);

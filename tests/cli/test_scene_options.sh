@@ -75,4 +75,12 @@ for text in '-subadmm_relax 1.8 -o /tmp/elsewhere.h5' '1.8 -subadmm_relax' '-sub
     fail "'$text': not refused as expected (rc $RC)"; show_file bad$i.err
   fi
 done
+cp pile.h5 badvalue.h5
+"$PY" -c "import h5py; h5py.File('badvalue.h5', 'r+')['world'].attrs['run_options'] = '-subadmm_relax x'"
+sg_run badvalue "$SG" run badvalue.h5 -o badvalue_out.h5 "${RUN_ARGS[@]}"
+if [ "$RC" -ne 0 ] && [ "$(error_lines badvalue.err)" -eq 1 ] && grep -q "option -subadmm_relax: 'x'.*from the run options of badvalue.h5" badvalue.err && [ ! -e badvalue_out.h5 ]; then
+  pass "a malformed value from the scene: refused, the line names the scene as its source"
+else
+  fail "a malformed value from the scene was not refused as expected (rc $RC)"; show_file badvalue.err
+fi
 finish
