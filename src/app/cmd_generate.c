@@ -10,10 +10,10 @@
  * with "-" cannot follow an option in PETSc's command line, so other options are written into the file
  * (docs/FORMATS.md). */
 static sg_err read_scene_run_options(const sg_scenario *sc, sg_scene *s) {
-  char which[16];
-  SG_CHECK(sg_opt_choice("-run_options", "kind", "kind|none",
-                         "solver settings the scene carries for its runs, below their command line: those of its kind, or none",
-                         which, sizeof which));
+  char which[16], help[192];
+  snprintf(help, sizeof help, "solver settings the scene carries for its runs, below their command line: its kind's (%s), or none",
+           sc->run_options ? sc->run_options : "none");
+  SG_CHECK(sg_opt_choice("-run_options", "kind", "kind|none", help, which, sizeof which));
   s->run_options[0] = 0;
   if (!strcmp(which, "kind") && sc->run_options) snprintf(s->run_options, sizeof s->run_options, "%s", sc->run_options);
   return SG_OK;
