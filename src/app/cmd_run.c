@@ -57,7 +57,7 @@ static sg_err apply_scene_options(const sg_scene *s, char *taken, size_t len) {
   SG_CHECK(sg_opt_bool("-scene_options", 1, "start from the run options the scene carries (signorini info lists them); false: the built-in defaults", &use));
   if (!use || !s->run_options[0]) return SG_OK;
   sg_err err = sg_scene_options_apply(s->run_options, taken, len);
-  if (err) sg_error_append(" (%s)", "/world/run_options");
+  if (err) sg_error_append(" (/world/run_options)");
   return err;
 }
 

@@ -26,7 +26,16 @@ static void remember(const char *name, const char *def, const char *help) {
   snprintf(e->help, sizeof e->help, "%s", help);
 }
 
-void sg_opt_reset_registry(void) { g_nopts = 0; }
+/* Options put in by sg_opt_set_default: they may stay unused (a scene's SubADMM settings in a run
+ * with another solver). */
+#define SG_MAX_DEFAULTS 64
+static char g_defaults[SG_MAX_DEFAULTS][64];
+static int g_ndefaults;
+
+void sg_opt_reset_registry(void) {
+  g_nopts = 0;
+  g_ndefaults = 0;
+}
 
 /* The prefix of the object whose options are being read (PETSc's per-object prefixes): "-tol" is
  * looked up as "-<prefix>tol". */
@@ -164,12 +173,6 @@ void sg_opt_print_help(FILE *f, const char *title) {
   for (int i = 0; i < g_nopts; ++i)
     fprintf(f, "  %-28s %s (default: %s)\n", g_opts[i].name, g_opts[i].help, g_opts[i].def[0] ? g_opts[i].def : "none");
 }
-
-/* Options put in by sg_opt_set_default: they may stay unused (a scene's SubADMM settings in a run
- * with another solver). */
-#define SG_MAX_DEFAULTS 64
-static char g_defaults[SG_MAX_DEFAULTS][64];
-static int g_ndefaults;
 
 sg_err sg_opt_set_default(const char *name, const char *value, int *set) {
   PetscBool given = PETSC_FALSE;

@@ -337,8 +337,8 @@ sg_err sg_scene_group_read(hid_t loc, const char *prefix, const char *file, hid_
     s->n_owned = 0;
   }
   if (!err && (err = sg_scene_update_mass(s))) sg_error_append(" (%s)", file);
-  /* the motions name bodies by id: after the sort */
   if (!err) err = sg_scene_run_options_read(loc, prefix, file, s);
+  /* the motions name bodies by id: after the sort */
   if (!err) err = sg_motions_read(loc, prefix, file, dxpl, s);
   if (!err) err = sg_regions_read(loc, prefix, file, dxpl, s);
   if (!err) err = sg_trees_read(loc, prefix, file, dxpl, s);
