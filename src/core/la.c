@@ -72,33 +72,37 @@ void chol_solve(int n, const double *L, const double *b, double *x) {
   }
 }
 
-/* 6x6 versions: same algorithm with a constant size so the compiler unrolls it. The diagonal is
- * stored inverted in L to replace divisions by multiplications in the solve (the hot path). */
+/* 6x6 versions: the same algorithm with a constant size, unrolled, each column scaled by the
+ * reciprocal of its pivot (one division per column instead of one per entry: the divisions of a
+ * column are a serial chain). The diagonal is stored inverted in L to replace divisions by
+ * multiplications in the solve (the hot path). */
 sg_err chol6_factor(const double *A, double *L) {
+  double l[6][6], inv[6];
+#pragma GCC unroll 6
   for (int i = 0; i < 6; ++i) {
-    for (int j = 0; j <= i; ++j) {
+#pragma GCC unroll 6
+    for (int j = 0; j < i; ++j) {
       double s = A[i * 6 + j];
-      for (int k = 0; k < j; ++k) s -= L[i * 6 + k] * L[j * 6 + k];
-      if (i == j) {
-        if (!(s > 0.0)) return sg_error_set(SG_ERR_NUMERIC, "6x6 block not positive definite (pivot %d = %g)", i, s);
-        L[i * 6 + i] = sqrt(s);
-      } else {
-        L[i * 6 + j] = s / L[j * 6 + j];
-      }
+#pragma GCC unroll 6
+      for (int k = 0; k < j; ++k) s -= l[i][k] * l[j][k];
+      l[i][j] = s * inv[j];
     }
-    for (int j = i + 1; j < 6; ++j) L[i * 6 + j] = 0.0;
+    double s = A[i * 6 + i];
+#pragma GCC unroll 6
+    for (int k = 0; k < i; ++k) s -= l[i][k] * l[i][k];
+    if (!(s > 0.0)) return sg_error_set(SG_ERR_NUMERIC, "6x6 block not positive definite (pivot %d = %g)", i, s);
+    inv[i] = 1.0 / sqrt(s);
   }
-  for (int i = 0; i < 6; ++i) L[i * 7] = 1.0 / L[i * 7];
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) L[i * 6 + j] = j < i ? l[i][j] : j == i ? inv[i] : 0.0;
   return SG_OK;
 }
 
-/* L^{-T} L^{-1} b with b zero above row `first` (the zero rows' terms, L * 0, would leave every
- * sum's bits unchanged, so they are skipped: the inverse's unit columns start at their row). */
-static void chol6_solve_from(const double *L, const double *b, int first, double *x) {
-  double y[6] = {0, 0, 0, 0, 0, 0};
-  for (int i = first; i < 6; ++i) {
+void chol6_solve(const double *L, const double *b, double *x) {
+  double y[6];
+  for (int i = 0; i < 6; ++i) {
     double s = b[i];
-    for (int k = first; k < i; ++k) s -= L[i * 6 + k] * y[k];
+    for (int k = 0; k < i; ++k) s -= L[i * 6 + k] * y[k];
     y[i] = s * L[i * 7];
   }
   for (int i = 5; i >= 0; --i) {
@@ -109,20 +113,31 @@ static void chol6_solve_from(const double *L, const double *b, int first, double
   for (int i = 0; i < 6; ++i) x[i] = y[i];
 }
 
-void chol6_solve(const double *L, const double *b, double *x) { chol6_solve_from(L, b, 0, x); }
-
+/* A^{-1} = L^{-T} L^{-1} as LAPACK's potri forms it: M = L^{-1} (lower triangular, by columns),
+ * then the lower triangle of M^T M, mirrored, so the result is exactly symmetric. */
 sg_err spd6_inverse(const double *A, double *Ainv) {
-  double L[36];
+  double L[36], M[6][6];
   SG_CHECK(chol6_factor(A, L));
-  for (int k = 0; k < 6; ++k) {
-    double e[6] = {0, 0, 0, 0, 0, 0}, col[6];
-    e[k] = 1.0;
-    chol6_solve_from(L, e, k, col);
-    for (int i = 0; i < 6; ++i) Ainv[i * 6 + k] = col[i];
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; ++j) {
+    M[j][j] = L[7 * j];
+#pragma GCC unroll 6
+    for (int i = j + 1; i < 6; ++i) {
+      double s = 0;
+#pragma GCC unroll 6
+      for (int k = j; k < i; ++k) s += L[i * 6 + k] * M[k][j];
+      M[i][j] = -s * L[7 * i];
+    }
   }
-  /* exact symmetry, so that the result does not depend on which triangle is read */
+#pragma GCC unroll 6
   for (int i = 0; i < 6; ++i)
-    for (int k = i + 1; k < 6; ++k) Ainv[i * 6 + k] = Ainv[k * 6 + i] = 0.5 * (Ainv[i * 6 + k] + Ainv[k * 6 + i]);
+#pragma GCC unroll 6
+    for (int j = 0; j <= i; ++j) {
+      double s = 0;
+#pragma GCC unroll 6
+      for (int k = i; k < 6; ++k) s += M[k][i] * M[k][j];
+      Ainv[i * 6 + j] = Ainv[j * 6 + i] = s;
+    }
   return SG_OK;
 }
 

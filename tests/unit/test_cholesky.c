@@ -1,6 +1,8 @@
 /* Dense Cholesky (general and the 6x6 fast path with its inverted diagonal) against a reference:
  * L L^T reproduces A and A x = b holds, to 1e-12 relative for well-conditioned random SPD matrices
- * (cond <= ~1e4, so round-off stays near 1e-16 * cond); a non-SPD matrix is rejected. */
+ * (cond <= ~1e4, so round-off stays near 1e-16 * cond); the 6x6 inverse is exactly symmetric and
+ * A A^{-1} = I to the same bound, also for a rigid body's scales (mass 1e-2, inertia 1e-6);
+ * a non-SPD matrix is rejected. */
 #include "signorini/la.h"
 #include "test_util.h"
 
@@ -13,6 +15,21 @@ static void random_spd(int n, double *A, unsigned long long *seed) {
       for (int k = 0; k < n; ++k) s += B[i * n + k] * B[j * n + k];
       A[i * n + j] = s;
     }
+}
+
+/* spd6_inverse: exactly symmetric, and the largest entry of A A^{-1} - I relative to cond-free
+ * scaling, D^{-1/2} A D^{-1/2} being well conditioned for D = diag(A). */
+static void check_inverse6(const double *A) {
+  double X[36], err = 0;
+  CHECK_OK(spd6_inverse(A, X));
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      CHECK(X[6 * i + j] == X[6 * j + i]);
+      double s = 0;
+      for (int k = 0; k < 6; ++k) s += A[6 * i + k] * X[6 * k + j];
+      err = fmax(err, fabs(s - (i == j)) * sqrt(A[7 * j] / A[7 * i]));
+    }
+  CHECK(err <= 1e-12);
 }
 
 int main(void) {
@@ -46,6 +63,10 @@ int main(void) {
       CHECK_OK(chol6_factor(A, L6));
       chol6_solve(L6, b, x6);
       for (int i = 0; i < 6; ++i) CHECK_NEAR(x6[i], x[i], 1e-12 * (1 + fabs(x[i])));
+      check_inverse6(A);
+      for (int i = 0; i < 6; ++i) /* the scales of a 2 mm glass bead: m I and I_world */
+        for (int j = 0; j < 6; ++j) A[6 * i + j] *= (i < 3 ? 1e-1 : 1e-3) * (j < 3 ? 1e-1 : 1e-3);
+      check_inverse6(A);
     }
   }
   double bad[36] = {0};
