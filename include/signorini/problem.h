@@ -117,9 +117,10 @@ sg_err sg_problem_add_constraint(sg_problem *p, int kind, const double *e, doubl
                                  int *index);
 
 /* Append a contact (3 rows) touching n_pairs (1 or 2) subsystems subs[k], in compact form: frame
- * (rows n, t1, t2), lever arms r[3k..3k+3) (units of length) and signs[k] (+1 or -1); anchors NULL
- * or anchors[k] = -1: a rigid-6 subsystem, r from its centre of mass; anchors[k] >= 0: a tree's
- * subsystem (with motions), r the world point, anchors[k] its unknown that moves the point. */
+ * (rows n, t1, t2, orthonormal: SubADMM forms a rigid pair's J^T J from its lever alone), lever
+ * arms r[3k..3k+3) (units of length) and signs[k] (+1 or -1); anchors NULL or anchors[k] = -1: a
+ * rigid-6 subsystem, r from its centre of mass; anchors[k] >= 0: a tree's subsystem (with
+ * motions), r the world point, anchors[k] its unknown that moves the point. */
 sg_err sg_problem_add_rigid_contact(sg_problem *p, const double *e, double mu, const double *frame, int n_pairs,
                                     const int *subs, const double *levers, const double *signs, const int *anchors,
                                     int *index);

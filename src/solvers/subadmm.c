@@ -512,16 +512,17 @@ static void add_compact_outer(double *H, const double *R, const double *r, doubl
   }
 }
 
-/* The same into a rigid body's H, its lower triangle only: that is all that its factorization
- * (spd6_inverse) reads, and the entries keep the operations and order of the full sum. */
-static void add_compact_lower(double *restrict H, const double *R, const double *r, double beta) {
-  for (int k = 0; k < 3; ++k) {
-    double g[6], bg[6];
-    compact_row(R, r, k, g);
-    for (int a = 0; a < 6; ++a) bg[a] = beta * g[a];
-    for (int a = 0; a < 6; ++a)
-      for (int b = 0; b <= a; ++b) H[6 * a + b] += bg[a] * g[b];
-  }
+/* The same into a rigid body's H, its lower triangle only (all that spd6_inverse reads), in closed
+ * form: with J's rows sign [t_k; r x t_k] and the frame's rows orthonormal (sum_k t_k t_k^T = I),
+ * J^T J = [I, [r]x^T; [r]x, |r|^2 I - r r^T], whatever the frame. */
+static void add_compact_lower(double *restrict H, const double *r, double beta) {
+  const double br[3] = {beta * r[0], beta * r[1], beta * r[2]}, rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+  for (int a = 0; a < 3; ++a) H[7 * a] += beta;
+  H[19] -= br[2], H[20] += br[1]; /* [r]x: rows 3-5, columns 0-2 (its diagonal is zero) */
+  H[24] += br[2], H[26] -= br[0];
+  H[30] -= br[1], H[31] += br[0];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b <= a; ++b) H[6 * (3 + a) + 3 + b] += (a == b ? beta * rr : 0) - br[a] * r[b];
 }
 
 /* H_b += beta J_{i,b}^T J_{i,b} of a compact tree pair at its anchor (paper 002 (40)-(41), (44)):
@@ -577,7 +578,7 @@ static sg_err factorize(subadmm *d, const sg_problem *p, double beta) {
         continue;
       }
       if (sg_problem_pair_is_compact(p, q) && dof == 6) { /* a rigid body's pair: no 3 x 6 block expanded */
-        add_compact_lower(d->L + p->sub_aoff[j], p->frame + 9 * i, p->lever + 4 * q, beta);
+        add_compact_lower(d->L + p->sub_aoff[j], p->lever + 4 * q, beta);
         continue;
       }
       const double *J = sg_problem_pair_block(p, i, q, buf);
