@@ -57,8 +57,6 @@ typedef struct {
   sg_pair_order *order;            /* scratch of sg_broadphase_sort_canonical */
   int stops;                       /* also the pairs that meet while the solve stops one of them */
   int meet_normal;                 /* two spheres' contacts where they meet (sg_meet_spheres) */
-  const unsigned char *only;       /* NULL, or only the pairs with a body k of only[k] != 0 (the
-                                      post-solve search around the bodies that moved far, recheck.c) */
 } sg_broadphase;
 
 sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double dt);

@@ -22,7 +22,6 @@ typedef struct {
   double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
   int partition_sfc; /* -partition_method sfc: owners from a Hilbert curve in parallel, not METIS on rank 0 */
   int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
-  int recheck_around; /* -contact_recheck_around: that search first around the bodies that moved far */
   int sweep_stops; /* -contact_sweep_stops: the search also follows each body of a pair while the other
                       stands still (sg_pair_displacements) */
   int meet_normal; /* -contact_meet_normal: two spheres' contacts taken where they meet within the step
@@ -85,9 +84,6 @@ sg_err sg_stepper_set_hook_state(sg_stepper *st, const int64_t *words, int n, co
 
 /* Number of repartitions done so far. */
 int sg_stepper_repartitions(const sg_stepper *st);
-/* Post-solve contact searches so far (-contact_recheck): around the bodies that moved far, and of the
- * whole scene (the same counts on every rank). */
-void sg_stepper_recheck_searches(const sg_stepper *st, long long *around, long long *whole);
 
 /* Warm-start state carried from one step to the next (and through checkpoints): the identity of
  * each contact of the last step and its multiplier, sorted by identity. */

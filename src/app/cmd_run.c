@@ -337,9 +337,6 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       printf("  bodies in / out            %lld (%.6g kg) / %lld (%.6g kg)\n", flow.inserted, flow.mass_inserted, flow.deleted,
              flow.mass_deleted);
     if (size > 1) printf("  repartitions               %d (%s)\n", sg_stepper_repartitions(st), prm.partition_sfc ? "Hilbert curve" : "METIS");
-    long long around, whole;
-    sg_stepper_recheck_searches(st, &around, &whole);
-    if (around || whole) printf("  post-solve contact search  %lld around the bodies that moved far, %lld of the whole scene\n", around, whole);
     if (o.restarting) printf("  restarted from             %s (step %lld, t = %.6g s)\n", o.restart, start_step, ck.time);
     if (last_ckpt >= 0) printf("  last checkpoint            %s (step %lld)\n", o.checkpoint, last_ckpt);
     printf("  output                     %s, %s (open the .xmf in ParaView)\n", o.out, xmf);

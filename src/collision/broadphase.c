@@ -17,10 +17,7 @@
  * the bodies there (examined in the cell of that level holding the lower corner, as above).
  *
  * Oversized bodies are tested against every body with the exact test: bodies much larger than
- * the median (planes, walls, floors), and the rare body too fast for the coarsest level.
- *
- * A search restricted to some bodies (sg_broadphase.only) places every body on the grid, but only
- * those bodies look through their cells: the pairs with one of them, at a cost that goes with them. */
+ * the median (planes, walls, floors), and the rare body too fast for the coarsest level. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,7 +172,6 @@ struct sg_broadphase_work {
   const sg_scene *s;
   double margin, dt, h;
   int stops;             /* sg_broadphase.stops */
-  const unsigned char *only; /* sg_broadphase.only */
   unsigned levels_used;  /* bit l set: some body entered level l */
   grid_body *body;
   int *big, n_big;       /* the oversized bodies */
@@ -405,7 +401,6 @@ static sg_err push_pair(sg_broadphase *bp, int i, int j) {
  * lower corner of the overlap of their swept boxes, max(lo_i, lo_j) by axis, a cell both
  * entered; then the boxes must overlap and the exact test decide. */
 static sg_err examine(const grid *g, int i, const int64_t *lo, int j, const int64_t *c, sg_broadphase *bp) {
-  if (g->only && !g->only[i] && !g->only[j]) return SG_OK;
   const int64_t *lo_j = g->body[j].lo;
   for (int k = 0; k < 3; ++k)
     if ((lo[k] > lo_j[k] ? lo[k] : lo_j[k]) != c[k]) return SG_OK;
@@ -426,31 +421,8 @@ static sg_err examine_cell(const grid *g, int i, const int64_t *lo, const int64_
   return SG_OK;
 }
 
-/* Body i of only[] against every body of cell c but i and the bodies of only[] stored before it
- * (those find the pair themselves): each pair with a body of only[] once. */
-static sg_err examine_cell_around(const grid *g, int i, const int64_t *lo, const int64_t *c, int cell, sg_broadphase *bp) {
-  const int *body = g->cell_body + g->start[cell];
-  for (int m = g->count[cell] - 1; m >= 0; --m)
-    if (body[m] != i && !(g->only[body[m]] && body[m] < i)) SG_CHECK(examine(g, i, lo, body[m], c, bp));
-  return SG_OK;
-}
-
-/* The same-level pairs of a restricted search: the bodies of only[] look through their cells. */
-static sg_err same_level_pairs_around(const grid *g, sg_broadphase *bp) {
-  for (int i = 0; i < g->s->n; ++i) {
-    const grid_body *b = &g->body[i];
-    if (b->level < 0 || !g->only[i]) continue;
-    int64_t hi[3], c[3];
-    const int *cell = g->entry_cell + b->first_entry;
-    range_top(g, b, hi);
-    FOR_CELLS(c, b->lo, hi) SG_CHECK(examine_cell_around(g, i, b->lo, c, *cell++, bp));
-  }
-  return SG_OK;
-}
-
 /* Pairs of bodies of the same level: each body against the later bodies of the cells it entered. */
 static sg_err same_level_pairs(const grid *g, sg_broadphase *bp) {
-  if (g->only) return same_level_pairs_around(g, bp);
   for (int i = 0; i < g->s->n; ++i) {
     const grid_body *b = &g->body[i];
     if (b->level < 0) continue;
@@ -540,7 +512,7 @@ static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
     box_bounds bb;
     box_bounds_of(s, b, g->dt, &bb);
     for (int i = 0; i < s->n; ++i) {
-      if (i == b || (g->body[i].level < 0 && i < b) || (g->only && !g->only[i] && !g->only[b])) continue;
+      if (i == b || (g->body[i].level < 0 && i < b)) continue;
       if (box_may_meet(g, b, &bb, i) && may_touch(s, i, b, g->body[i].radius, g->body[b].radius, g->margin, g->dt, g->stops))
         SG_CHECK(push_pair(bp, i, b));
     }
@@ -565,7 +537,6 @@ sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, 
   g->margin = margin;
   g->dt = dt;
   g->stops = bp->stops;
-  g->only = bp->only;
   classify_by_size(g);
   SG_CHECK(place_bodies(g));
   SG_CHECK(count_cells(g));

@@ -56,17 +56,14 @@ static double gap_after_step(const sg_stepper *st, const double *vhat, const sg_
 }
 
 
-/* The contacts of the motion vhat (SI, 6 per body of s) into st->recheck: those with a body of
- * only[] unless it is NULL. */
-static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si, const unsigned char *only) {
+/* The contacts of the motion vhat (SI, 6 per body of s) into st->recheck. */
+static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si) {
   sg_scene *s = st->s;
   SG_CHECK(sg_grow((void **)&st->recheck_vel, &st->cap_recheck_vel, 6 * s->n + 1, sizeof(double), "contact recheck"));
   memcpy(st->recheck_vel, s->state.vel, 6 * (size_t)s->n * sizeof(double));
   for (int i = 0; i < s->n; ++i)
     if (!s->fixed[i]) memcpy(s->state.vel + 6 * i, vhat_si + 6 * i, 6 * sizeof(double));
-  st->bp.only = only;
   sg_err err = sg_find_contacts_periodic(s, st->prm.margin, st->prm.dt, &st->bp, &st->images, &st->recheck);
-  st->bp.only = NULL;
   memcpy(s->state.vel, st->recheck_vel, 6 * (size_t)s->n * sizeof(double)); /* the step starts from these */
   return err;
 }
@@ -118,9 +115,9 @@ static int walk_new_contacts(sg_stepper *st, const double *vhat, sg_contact *mer
   return n_overlapping;
 }
 
-sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, const unsigned char *only, int *n_overlapping) {
+sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_overlapping) {
   *n_overlapping = 0;
-  SG_CHECK(contacts_of_motion(st, vhat_si, only)); /* none counted when the search fails */
+  SG_CHECK(contacts_of_motion(st, vhat_si)); /* none counted when the search fails */
   *n_overlapping = walk_new_contacts(st, vhat_si, NULL, NULL);
   return SG_OK;
 }

@@ -108,67 +108,30 @@ sg_err sg_stepper_solved_motion(sg_stepper *st, double **vhat_si) {
  * its rotation moves none of them along the normal: its speed there is at most |v|. So when every
  * body that moves is a sphere, or a kinematic body that does not turn, and moves less than 0.45 x
  * margin in the step (a sphere under vhat), that gap stays above 0.1 x margin and the recheck can add
- * nothing: its search is skipped, with the answer it would give (RECHECK_NONE). The same holds pair
- * by pair: only a pair with a body that moves at least 0.45 x margin can end overlapping, so the
- * search around those bodies (marked in st->recheck_only, ghosts included: their vhat is their
- * owner's) finds every overlap that the whole search finds (RECHECK_AROUND); the whole search,
- * which also adds the new contacts that end the step within the tolerance, runs only when it has
- * one. A periodic scene's images are not marked: it searches the whole scene (RECHECK_ALL). A max
- * over ranks: the same decision everywhere. */
-enum { RECHECK_NONE, RECHECK_AROUND, RECHECK_ALL };
-
-static sg_err recheck_scope(sg_stepper *st, const double *vhat, int *scope) {
+ * nothing: its search is skipped, with the answer it would give. A max over ranks: the same
+ * decision everywhere. */
+static int recheck_can_add(const sg_stepper *st, const double *vhat) {
   const sg_scene *s = st->s;
-  const double reach = 0.45 * st->prm.margin;
-  double period[3];
-  SG_CHECK(sg_error_collective(st->comm, sg_grow((void **)&st->recheck_only, &st->cap_recheck_only, s->n + 1, 1,
-                                                 "contact recheck")));
   double bound[2] = {0, 0}; /* the largest point displacement; 1 if a body rules the shortcut out */
-  for (int i = 0; i < s->n; ++i) {
+  for (int i = 0; i < s->n && !bound[1]; ++i) {
     const double *v = s->state.vel + 6 * i;
-    double speed = 0; /* a fixed body's surface velocity moves no gap (recheck.c) */
-    if (s->fixed[i] == SG_KINEMATIC) { /* held by every rank that sees it: its prescribed motion */
-      bound[1] = fmax(bound[1], v3_norm(v + 3) > 0);
+    double speed;
+    if (s->fixed[i] == SG_FIXED) continue; /* its surface velocity moves no gap (recheck.c) */
+    if (s->fixed[i] == SG_KINEMATIC) {     /* held by every rank that sees it: its prescribed motion */
+      bound[1] = v3_norm(v + 3) > 0;
       speed = v3_norm(v);
-      bound[0] = fmax(bound[0], st->prm.dt * speed);
-    } else if (s->fixed[i] != SG_FIXED) {
+    } else if (!sg_stepper_owns(st, i)) {
+      continue; /* its owner bounds it */
+    } else if (!sg_body_is_rigid_sphere(s, i)) {
+      bound[1] = 1;
+      break;
+    } else {
       speed = v3_norm(vhat + 6 * i); /* w x r is normal to the contact normal */
-      if (sg_stepper_owns(st, i)) { /* a ghost is bounded by its owner */
-        bound[1] = fmax(bound[1], !sg_body_is_rigid_sphere(s, i));
-        bound[0] = fmax(bound[0], st->prm.dt * speed);
-      }
     }
-    st->recheck_only[i] = !(st->prm.dt * speed < reach);
+    bound[0] = fmax(bound[0], st->prm.dt * speed);
   }
   if (st->size > 1) MPI_Allreduce(MPI_IN_PLACE, bound, 2, MPI_DOUBLE, MPI_MAX, st->comm); /* exact */
-  if (bound[1] > 0) *scope = RECHECK_ALL;
-  else if (bound[0] < reach) *scope = RECHECK_NONE;
-  else *scope = st->prm.recheck_around && !sg_scene_period(s, period) ? RECHECK_AROUND : RECHECK_ALL;
-  return SG_OK;
-}
-
-/* The recheck's search, only around the bodies of only[] unless it is NULL; the overlaps it finds
- * summed over the ranks. */
-static sg_err recheck_search(sg_stepper *st, const double *vhat, const unsigned char *only, int *overlapping) {
-  SG_CHECK(sg_error_collective(st->comm, sg_stepper_recheck_contacts(st, vhat, only, overlapping)));
-  MPI_Allreduce(MPI_IN_PLACE, overlapping, 1, MPI_INT, MPI_SUM, st->comm);
-  return SG_OK;
-}
-
-/* The contacts of the solved motion that the problem lacks, in st->recheck; *overlapping > 0 on
- * every rank when one of them ends the step overlapping beyond the tolerance. */
-static sg_err recheck_contacts(sg_stepper *st, const double *vhat, int *overlapping) {
-  int scope;
-  *overlapping = 0;
-  SG_CHECK(recheck_scope(st, vhat, &scope));
-  if (scope == RECHECK_NONE) return SG_OK;
-  if (scope == RECHECK_AROUND) {
-    st->recheck_around++;
-    SG_CHECK(recheck_search(st, vhat, st->recheck_only, overlapping));
-    if (!*overlapping) return SG_OK;
-  }
-  st->recheck_whole++;
-  return recheck_search(st, vhat, NULL, overlapping);
+  return bound[1] > 0 || !(bound[0] < 0.45 * st->prm.margin);
 }
 
 sg_err sg_stepper_solve(sg_stepper *st, sg_solve_info *info, sg_step_stats *stats) {
@@ -177,7 +140,12 @@ sg_err sg_stepper_solve(sg_stepper *st, sg_solve_info *info, sg_step_stats *stat
     double *vhat, tc = MPI_Wtime();
     int overlapping = 0;
     SG_CHECK(sg_stepper_solved_motion(st, &vhat));
-    SG_CHECK(recheck_contacts(st, vhat, &overlapping));
+    if (!recheck_can_add(st, vhat)) {
+      sg_timer_add(SG_PHASE_COLLISION, tc);
+      break;
+    }
+    SG_CHECK(sg_error_collective(st->comm, sg_stepper_recheck_contacts(st, vhat, &overlapping)));
+    MPI_Allreduce(MPI_IN_PLACE, &overlapping, 1, MPI_INT, MPI_SUM, st->comm);
     sg_timer_add(SG_PHASE_COLLISION, tc);
     if (!overlapping) break;
     int iterations = info->iterations, recoveries = info->recoveries;

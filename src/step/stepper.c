@@ -35,7 +35,6 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
   long recheck = 0;
   SG_CHECK(sg_opt_int("-contact_recheck", 8, 0, 100, "solves added per step for the contacts the solved motion meets and the motion at the start of the step did not (a body stopped within the step by a third one)", &recheck));
   p->recheck = (int)recheck;
-  SG_CHECK(sg_opt_bool("-contact_recheck_around", 1, "that search looks first only around the bodies that moved far enough to overlap a new neighbour, and through the whole scene only when it finds such an overlap (the same contacts; 0: always the whole scene)", &p->recheck_around));
   SG_CHECK(sg_opt_bool("-contact_sweep_stops", 1, "the contact search also follows each body of a pair while the solve holds the other still (a grain that lands stops the ones falling behind it in the same step)", &p->sweep_stops));
   SG_CHECK(sg_opt_bool("-contact_meet_normal", 1, "two spheres' contacts take the normal and gap of where they meet along their motion over the step, not of where they stand at its start (no hold by a neighbour the motion passes)", &p->meet_normal));
   SG_CHECK(sg_opt_bool("-assemble_dense", 0, "store rigid contacts as dense 3x6 Jacobian blocks instead of frame and lever arms (the general path; for comparisons)", &p->dense_jacobians));
@@ -85,7 +84,7 @@ void sg_stepper_destroy(sg_stepper **pst) {
   sg_contacts_destroy(&st->contacts);
   sg_contacts_destroy(&st->recheck);
   sg_contacts_destroy(&st->merged);
-  free(st->recheck_vel); free(st->recheck_only); free(st->merged_lambda); free(st->solved_vel); free(st->roll);
+  free(st->recheck_vel); free(st->merged_lambda); free(st->solved_vel); free(st->roll);
   free(st->stress); free(st->stress_gid);
   sg_problem_destroy(&st->prob);
   sg_whole_problem_destroy(&st->whole);
@@ -99,11 +98,6 @@ void sg_stepper_destroy(sg_stepper **pst) {
 }
 
 int sg_stepper_repartitions(const sg_stepper *st) { return st->repartitions; }
-
-void sg_stepper_recheck_searches(const sg_stepper *st, long long *around, long long *whole) {
-  *around = st->recheck_around;
-  *whole = st->recheck_whole;
-}
 
 void sg_stepper_events(const sg_stepper *st, const sg_body_events **inserted, const sg_body_events **deleted) {
   *inserted = &st->inserted;

@@ -61,7 +61,6 @@ struct sg_stepper {
   int cap_kept;
   double last_iterate_seconds, imbalance;
   int repartitions;
-  long long recheck_around, recheck_whole; /* post-solve searches (solve.c) */
   long last_repartition_step;
   /* metric */
   double *metric_v, *metric_terms;   /* vhat of the subsystems and the ghosts' slots; per kept constraint */
@@ -69,8 +68,7 @@ struct sg_stepper {
   /* contacts of the solved motion (recheck.c) */
   sg_contacts recheck, merged;
   double *recheck_vel, *merged_lambda, *solved_vel;
-  unsigned char *recheck_only; /* the bodies the restricted search looks around (solve.c) */
-  int cap_recheck_vel, cap_merged_lambda, cap_solved_vel, cap_recheck_only;
+  int cap_recheck_vel, cap_merged_lambda, cap_solved_vel;
   /* stress moments (stress.c): per owned moving body, in gid order, when kept */
   int keep_stress, n_stress, cap_stress, cap_stress_gid;
   double *stress;
@@ -122,11 +120,10 @@ void sg_stepper_stress_drop_deleted(sg_stepper *st);
 /* integrate.c: every owned body moved with its vhat (problem units). */
 void sg_stepper_integrate(sg_stepper *st);
 /* recheck.c: search the contacts that the solved motion (vhat in SI, 6 per body of s, bodies not
- * solved here included) brings within reach and st->contacts lacks, only those with a body k of
- * only[k] != 0 unless only is NULL; *n_overlapping on this rank: how many of them end the step
- * overlapping by more than 0.1 margin under that motion. When a rank has one, every rank adds
- * them (sg_stepper_recheck_add, after a search of the whole scene), assembles and solves again. */
-sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, const unsigned char *only, int *n_overlapping);
+ * solved here included) brings within reach and st->contacts lacks; *n_overlapping on this rank:
+ * how many of them end the step overlapping by more than 0.1 margin under that motion. When a rank
+ * has one, every rank adds them (sg_stepper_recheck_add), assembles and solves again. */
+sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_overlapping);
 /* The contacts of the last search added to st->contacts with lambda 0 (st->lambda, in the problem's
  * units, keeps the others' in the merged order, which stays canonical). */
 sg_err sg_stepper_recheck_add(sg_stepper *st);
