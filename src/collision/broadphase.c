@@ -438,7 +438,7 @@ static sg_err same_level_pairs(const grid *g, sg_broadphase *bp) {
 static sg_err cross_level_pairs(const grid *g, sg_broadphase *bp) {
   for (int i = 0; i < g->s->n; ++i) {
     const grid_body *b = &g->body[i];
-    if (b->level < 0) continue;
+    if (b->level < 0 || !(g->levels_used >> (b->level + 1))) continue; /* no coarser level in use */
     for (int level = b->level + 1; level <= SG_MAX_LEVEL; ++level) {
       if (!(g->levels_used >> level & 1u)) continue;
       int64_t lo[3], hi[3], c[3];
