@@ -15,6 +15,7 @@ typedef struct {
   double dt;       /* -dt */
   double theta;    /* -theta, in [0, 1) */
   double margin;   /* -contact_margin (m): contacts with gap below it enter the problem */
+  double skin;     /* -contact_skin (m): the search keeps its pairs while no body moves skin / 2 */
   double erp;      /* -contact_erp: fraction of a penetration corrected per step */
   double bounce_threshold; /* -restitution_threshold (m/s): slower impacts are inelastic whatever the
                               restitution (resting contacts do not chatter) */
@@ -84,6 +85,9 @@ sg_err sg_stepper_set_hook_state(sg_stepper *st, const int64_t *words, int n, co
 
 /* Number of repartitions done so far. */
 int sg_stepper_repartitions(const sg_stepper *st);
+/* This rank's contact searches so far, those answered from the kept list (-contact_skin) and the
+ * lists made. */
+void sg_stepper_search_counts(const sg_stepper *st, long long *calls, long long *listed, long long *lists_made);
 
 /* Warm-start state carried from one step to the next (and through checkpoints): the identity of
  * each contact of the last step and its multiplier, sorted by identity. */

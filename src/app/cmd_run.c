@@ -337,6 +337,11 @@ sg_err sg_cmd_run(MPI_Comm comm, const char *scene_path) {
       printf("  bodies in / out            %lld (%.6g kg) / %lld (%.6g kg)\n", flow.inserted, flow.mass_inserted, flow.deleted,
              flow.mass_deleted);
     if (size > 1) printf("  repartitions               %d (%s)\n", sg_stepper_repartitions(st), prm.partition_sfc ? "Hilbert curve" : "METIS");
+    long long searches, listed, lists;
+    sg_stepper_search_counts(st, &searches, &listed, &lists);
+    if (prm.skin > 0)
+      printf("  contact searches           %lld, %lld from the kept pairs (%lld lists made)%s\n", searches, listed, lists,
+             size > 1 ? " on rank 0" : "");
     if (o.restarting) printf("  restarted from             %s (step %lld, t = %.6g s)\n", o.restart, start_step, ck.time);
     if (last_ckpt >= 0) printf("  last checkpoint            %s (step %lld)\n", o.checkpoint, last_ckpt);
     printf("  output                     %s, %s (open the .xmf in ParaView)\n", o.out, xmf);

@@ -17,7 +17,14 @@
  * the bodies there (examined in the cell of that level holding the lower corner, as above).
  *
  * Oversized bodies are tested against every body with the exact test: bodies much larger than
- * the median (planes, walls, floors), and the rare body too fast for the coarsest level. */
+ * the median (planes, walls, floors), and the rare body too fast for the coarsest level.
+ *
+ * The kept list (sg_broadphase.skin): a pair that the exact test accepts has its bounding spheres
+ * within r_i + r_j + margin somewhere along displacements of at most dt (|v_i| + |v_j|)
+ * (sg_pair_displacements), so their centres at an earlier time x0 were within r_i + r_j + margin
+ * + D_i + D_j, D = |x - x0| + dt |v|. The pairs of the grid's bodies within r_i + r_j + margin +
+ * skin at x0 therefore hold every pair the grid would give while each D stays below skin / 2; the
+ * exact test then picks the same pairs from them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +190,15 @@ struct sg_broadphase_work {
   cell_slot *slots;
   int n_slots, shift;    /* n_slots = 2^(64 - shift) */
   int cap_body, cap_big, cap_scratch, cap_entry_cell, cap_cell_body, cap_count, cap_start;
+  /* the kept list: its pairs, and the bodies, margin and positions it was made for */
+  int listing;           /* examine collects the static pairs within margin (+ skin) */
+  int list_ok, list_n, n_list;
+  double list_margin;
+  int *list;
+  double *x0;
+  int64_t *gid0;
+  unsigned char *big0;
+  int cap_list, cap_x0, cap_gid0, cap_big0;
 };
 typedef struct sg_broadphase_work grid;
 
@@ -190,6 +206,7 @@ static void grid_free(grid *g) {
   if (!g) return;
   free(g->body); free(g->big); free(g->scratch); free(g->entry_cell); free(g->cell_body);
   free(g->count); free(g->start); free(g->slots);
+  free(g->list); free(g->x0); free(g->gid0); free(g->big0);
   free(g);
 }
 
@@ -397,6 +414,15 @@ static sg_err push_pair(sg_broadphase *bp, int i, int j) {
   return SG_OK;
 }
 
+/* Are the bounding spheres of i and j within margin (the list's: margin + skin) of each other, padded
+ * beyond the roundings of the exact test and of the moves the list allows? */
+static int within_reach(const grid *g, int i, int j) {
+  const double *xi = g->s->state.pos + 3 * i, *xj = g->s->state.pos + 3 * j;
+  const double reach = g->body[i].radius + g->body[j].radius + g->margin, d[3] = {xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]};
+  const double pad = 1e-9 * (reach + v3_norm(xi) + v3_norm(xj));
+  return v3_dot(d, d) < (reach + pad) * (reach + pad);
+}
+
 /* Body i (lowest cell lo on this level) and body j of cell c: examined here only when c holds the
  * lower corner of the overlap of their swept boxes, max(lo_i, lo_j) by axis, a cell both
  * entered; then the boxes must overlap and the exact test decide. */
@@ -409,7 +435,8 @@ static sg_err examine(const grid *g, int i, const int64_t *lo, int j, const int6
   const box3 *a = &g->body[i].box, *b = &g->body[j].box;
   for (int k = 0; k < 3; ++k)
     if (a->lo[k] > b->hi[k] || b->lo[k] > a->hi[k]) return SG_OK;
-  if (may_touch(s, i, j, g->body[i].radius, g->body[j].radius, g->margin, g->dt, g->stops)) SG_CHECK(push_pair(bp, i, j));
+  if (g->listing ? within_reach(g, i, j) : may_touch(s, i, j, g->body[i].radius, g->body[j].radius, g->margin, g->dt, g->stops))
+    SG_CHECK(push_pair(bp, i, j));
   return SG_OK;
 }
 
@@ -528,6 +555,106 @@ static sg_err grid_reserve(sg_broadphase *bp, const sg_scene *s) {
   return sg_grow((void **)&g->scratch, &g->cap_scratch, s->n, sizeof *g->scratch, "broad-phase medians");
 }
 
+/* The pairs of the grid's bodies (classified by classify_by_size) into bp. */
+static sg_err grid_pairs(grid *g, sg_broadphase *bp) {
+  SG_CHECK(place_bodies(g));
+  SG_CHECK(count_cells(g));
+  SG_CHECK(fill_cells(g));
+  SG_CHECK(same_level_pairs(g, bp));
+  return cross_level_pairs(g, bp);
+}
+
+/* ---- the kept list ---- */
+
+/* The largest D = |x - x0| + dt |v| of a body (the bound the list's header derives): a fixed
+ * body's geometry does not sweep. */
+static double moved_since_list(const grid *g, int i) {
+  const sg_scene *s = g->s;
+  const double *x = s->state.pos + 3 * i, *x0 = g->x0 + 3 * i, d[3] = {x[0] - x0[0], x[1] - x0[1], x[2] - x0[2]};
+  return v3_norm(d) + (s->fixed[i] == SG_FIXED ? 0.0 : g->dt * v3_norm(s->state.vel + 6 * i));
+}
+
+/* Does the kept list hold every pair of this call: the same bodies in the same order, the same
+ * oversized ones, the same margin, and every body of the grid within skin / 2 by D? */
+static int list_holds(const grid *g, double skin) {
+  const sg_scene *s = g->s;
+  if (!g->list_ok || s->n != g->list_n || g->margin != g->list_margin) return 0;
+  for (int i = 0; i < s->n; ++i)
+    if (s->gid[i] != g->gid0[i] || (g->body[i].level < 0) != g->big0[i]) return 0;
+  for (int i = 0; i < s->n; ++i)
+    if (g->body[i].level >= 0 && !(moved_since_list(g, i) <= 0.5 * skin)) return 0;
+  return 1;
+}
+
+/* Would a list made now hold for this call (every body of the grid sweeps less than skin / 2)? */
+static int list_may_start(const grid *g, double skin) {
+  const sg_scene *s = g->s;
+  for (int i = 0; i < s->n; ++i)
+    if (g->body[i].level >= 0 && s->fixed[i] != SG_FIXED && !(g->dt * v3_norm(s->state.vel + 6 * i) <= 0.5 * skin))
+      return 0;
+  return 1;
+}
+
+/* The grid's static pairs within margin + skin as the kept list, with what it was made for. The
+ * grid runs with that margin and no sweep; the bodies are then classified again for this call. */
+static sg_err make_list(grid *g, sg_broadphase *bp, double skin) {
+  const sg_scene *s = g->s;
+  const double margin = g->margin, dt = g->dt;
+  g->list_ok = 0;
+  SG_CHECK(sg_grow((void **)&g->x0, &g->cap_x0, 3 * s->n, sizeof *g->x0, "contact list"));
+  SG_CHECK(sg_grow((void **)&g->gid0, &g->cap_gid0, s->n, sizeof *g->gid0, "contact list"));
+  SG_CHECK(sg_grow((void **)&g->big0, &g->cap_big0, s->n, sizeof *g->big0, "contact list"));
+  for (int i = 0; i < s->n; ++i) g->big0[i] = g->body[i].level < 0;
+  g->margin = margin + skin;
+  g->dt = 0;
+  g->listing = 1;
+  classify_by_size(g);
+  sg_err err = grid_pairs(g, bp);
+  g->margin = margin;
+  g->dt = dt;
+  g->listing = 0;
+  classify_by_size(g);
+  SG_CHECK(err);
+  SG_CHECK(sg_grow((void **)&g->list, &g->cap_list, 2 * bp->n + 1, sizeof *g->list, "contact list"));
+  memcpy(g->list, bp->pairs, 2 * (size_t)bp->n * sizeof *g->list);
+  g->n_list = bp->n;
+  bp->n = 0;
+  memcpy(g->x0, s->state.pos, 3 * (size_t)s->n * sizeof *g->x0);
+  memcpy(g->gid0, s->gid, (size_t)s->n * sizeof *g->gid0);
+  g->list_n = s->n;
+  g->list_margin = margin;
+  g->list_ok = 1;
+  return SG_OK;
+}
+
+/* The pairs of the kept list that the exact test accepts. */
+static sg_err pairs_from_list(const grid *g, sg_broadphase *bp) {
+  const sg_scene *s = g->s;
+  for (int k = 0; k < g->n_list; ++k) {
+    const int i = g->list[2 * k], j = g->list[2 * k + 1];
+    if (may_touch(s, i, j, g->body[i].radius, g->body[j].radius, g->margin, g->dt, g->stops)) SG_CHECK(push_pair(bp, i, j));
+  }
+  return SG_OK;
+}
+
+/* The pairs of the grid's bodies from the kept list when it holds (made anew when none holds and
+ * one made now would); returns 0 in *used when neither, for the grid to search. A periodic scene's
+ * images come and go with the bodies' moves: it keeps none. */
+static sg_err listed_pairs(grid *g, sg_broadphase *bp, int *used) {
+  double period[3];
+  *used = 0;
+  if (!(bp->skin > 0) || sg_scene_period(g->s, period)) return SG_OK;
+  if (!list_holds(g, bp->skin)) {
+    g->list_ok = 0;
+    if (!list_may_start(g, bp->skin)) return SG_OK;
+    SG_CHECK(make_list(g, bp, bp->skin));
+    bp->lists_made++;
+  }
+  *used = 1;
+  bp->listed++;
+  return pairs_from_list(g, bp);
+}
+
 sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, double dt) {
   bp->n = 0;
   if (s->n < 2) return SG_OK;
@@ -537,12 +664,11 @@ sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, 
   g->margin = margin;
   g->dt = dt;
   g->stops = bp->stops;
+  bp->calls++;
   classify_by_size(g);
-  SG_CHECK(place_bodies(g));
-  SG_CHECK(count_cells(g));
-  SG_CHECK(fill_cells(g));
-  SG_CHECK(same_level_pairs(g, bp));
-  SG_CHECK(cross_level_pairs(g, bp));
+  int listed;
+  SG_CHECK(listed_pairs(g, bp, &listed));
+  if (!listed) SG_CHECK(grid_pairs(g, bp));
   return oversized_pairs(g, bp);
 }
 

@@ -20,6 +20,7 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
   SG_CHECK(sg_opt_real("-dt", 1.0 / 240.0, 1e-12, 1e3, "time step (s)", &p->dt));
   SG_CHECK(sg_opt_real("-theta", 0.0, 0.0, 0.999, "theta of paper 002 eq. (2): vhat = theta v_k + (1-theta) v_k+1 (0: implicit, inelastic impacts; 0.5: midpoint)", &p->theta));
   SG_CHECK(sg_opt_real("-contact_margin", 0.2 * hmin, 0.0, 1e6, "contacts with a gap below this enter the problem (m; default 0.2 x smallest body size)", &p->margin));
+  SG_CHECK(sg_opt_real("-contact_skin", 2 * p->margin, 0.0, 1e6, "the contact search keeps the pairs within margin + skin while no body moves skin / 2 (m; default 2 x -contact_margin; 0: a whole search every step)", &p->skin));
   SG_CHECK(sg_opt_real("-contact_erp", 0.2, 0.0, 1.0, "fraction of a penetration removed per step", &p->erp));
   double g = sqrt(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2]);
   SG_CHECK(sg_opt_real("-restitution_threshold", 2.0 * g * p->dt, 0.0, 1e9,
@@ -59,6 +60,7 @@ sg_err sg_stepper_create(MPI_Comm comm, sg_scene *s, const sg_step_params *param
   st->prm = *params;
   st->bp.stops = params->sweep_stops;
   st->bp.meet_normal = params->meet_normal;
+  st->bp.skin = params->skin;
   st->solver = solver;
   MPI_Comm_rank(comm, &st->rank);
   MPI_Comm_size(comm, &st->size);
@@ -98,6 +100,12 @@ void sg_stepper_destroy(sg_stepper **pst) {
 }
 
 int sg_stepper_repartitions(const sg_stepper *st) { return st->repartitions; }
+
+void sg_stepper_search_counts(const sg_stepper *st, long long *calls, long long *listed, long long *lists_made) {
+  *calls = st->bp.calls;
+  *listed = st->bp.listed;
+  *lists_made = st->bp.lists_made;
+}
 
 void sg_stepper_events(const sg_stepper *st, const sg_body_events **inserted, const sg_body_events **deleted) {
   *inserted = &st->inserted;
