@@ -596,7 +596,8 @@ static int list_may_start(const grid *g, double skin) {
 }
 
 /* The grid's static pairs within margin + skin as the kept list, with what it was made for. The
- * grid runs with that margin and no sweep; the bodies are then classified again for this call. */
+ * grid runs with that margin and no sweep; the bodies are then classified again for this call. No
+ * list when a body the list should hold was left off that grid (a position too far to number). */
 static sg_err make_list(grid *g, sg_broadphase *bp, double skin) {
   const sg_scene *s = g->s;
   const double margin = g->margin, dt = g->dt;
@@ -610,11 +611,17 @@ static sg_err make_list(grid *g, sg_broadphase *bp, double skin) {
   g->listing = 1;
   classify_by_size(g);
   sg_err err = grid_pairs(g, bp);
+  int all_placed = 1;
+  for (int i = 0; i < s->n; ++i) all_placed &= g->big0[i] || g->body[i].level >= 0;
   g->margin = margin;
   g->dt = dt;
   g->listing = 0;
   classify_by_size(g);
   SG_CHECK(err);
+  if (!all_placed) {
+    bp->n = 0;
+    return SG_OK;
+  }
   SG_CHECK(sg_grow((void **)&g->list, &g->cap_list, 2 * bp->n + 1, sizeof *g->list, "contact list"));
   memcpy(g->list, bp->pairs, 2 * (size_t)bp->n * sizeof *g->list);
   g->n_list = bp->n;
@@ -648,6 +655,7 @@ static sg_err listed_pairs(grid *g, sg_broadphase *bp, int *used) {
     g->list_ok = 0;
     if (!list_may_start(g, bp->skin)) return SG_OK;
     SG_CHECK(make_list(g, bp, bp->skin));
+    if (!g->list_ok) return SG_OK;
     bp->lists_made++;
   }
   *used = 1;
