@@ -623,7 +623,7 @@ static sg_err make_list(grid *g, sg_broadphase *bp, double skin) {
     return SG_OK;
   }
   SG_CHECK(sg_grow((void **)&g->list, &g->cap_list, 2 * bp->n + 1, sizeof *g->list, "contact list"));
-  memcpy(g->list, bp->pairs, 2 * (size_t)bp->n * sizeof *g->list);
+  if (bp->n) memcpy(g->list, bp->pairs, 2 * (size_t)bp->n * sizeof *g->list); /* no pairs: no array yet */
   g->n_list = bp->n;
   bp->n = 0;
   memcpy(g->x0, s->state.pos, 3 * (size_t)s->n * sizeof *g->x0);
