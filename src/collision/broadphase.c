@@ -579,10 +579,10 @@ static double moved_since_list(const grid *g, int i) {
 static int list_holds(const grid *g, double skin) {
   const sg_scene *s = g->s;
   if (!g->list_ok || s->n != g->list_n || g->margin != g->list_margin) return 0;
-  for (int i = 0; i < s->n; ++i)
-    if (s->gid[i] != g->gid0[i] || (g->body[i].level < 0) != g->big0[i]) return 0;
-  for (int i = 0; i < s->n; ++i)
-    if (g->body[i].level >= 0 && !(moved_since_list(g, i) <= 0.5 * skin)) return 0;
+  for (int i = 0; i < s->n; ++i) {
+    const int big = g->body[i].level < 0;
+    if (s->gid[i] != g->gid0[i] || big != g->big0[i] || (!big && !(moved_since_list(g, i) <= 0.5 * skin))) return 0;
+  }
   return 1;
 }
 
@@ -596,27 +596,30 @@ static int list_may_start(const grid *g, double skin) {
 }
 
 /* The grid's static pairs within margin + skin as the kept list, with what it was made for. The
- * grid runs with that margin and no sweep; the bodies are then classified again for this call. No
- * list when a body the list should hold was left off that grid (a position too far to number). */
+ * grid runs with that margin (cells wider by skin) and no sweep; the levels of this call's
+ * classification are then restored. No list when a body the list should hold was left off that
+ * grid (a position too far to number). */
 static sg_err make_list(grid *g, sg_broadphase *bp, double skin) {
   const sg_scene *s = g->s;
-  const double margin = g->margin, dt = g->dt;
-  g->list_ok = 0;
+  const double margin = g->margin, dt = g->dt, h = g->h;
   SG_CHECK(sg_grow((void **)&g->x0, &g->cap_x0, 3 * s->n, sizeof *g->x0, "contact list"));
   SG_CHECK(sg_grow((void **)&g->gid0, &g->cap_gid0, s->n, sizeof *g->gid0, "contact list"));
   SG_CHECK(sg_grow((void **)&g->big0, &g->cap_big0, s->n, sizeof *g->big0, "contact list"));
   for (int i = 0; i < s->n; ++i) g->big0[i] = g->body[i].level < 0;
   g->margin = margin + skin;
+  g->h = h + skin; /* classify_by_size's 2 r_max + margin at the wider margin */
   g->dt = 0;
   g->listing = 1;
-  classify_by_size(g);
   sg_err err = grid_pairs(g, bp);
   int all_placed = 1;
-  for (int i = 0; i < s->n; ++i) all_placed &= g->big0[i] || g->body[i].level >= 0;
+  for (int i = 0; i < s->n; ++i) {
+    all_placed &= g->big0[i] || g->body[i].level >= 0;
+    g->body[i].level = g->big0[i] ? -1 : 0;
+  }
   g->margin = margin;
+  g->h = h;
   g->dt = dt;
   g->listing = 0;
-  classify_by_size(g);
   SG_CHECK(err);
   if (!all_placed) {
     bp->n = 0;
@@ -652,7 +655,7 @@ static sg_err listed_pairs(grid *g, sg_broadphase *bp, int *used) {
   *used = 0;
   if (!(bp->skin > 0) || sg_scene_period(g->s, period)) return SG_OK;
   if (!list_holds(g, bp->skin)) {
-    g->list_ok = 0;
+    g->list_ok = 0; /* made anew below, or searched whole until one is */
     if (!list_may_start(g, bp->skin)) return SG_OK;
     SG_CHECK(make_list(g, bp, bp->skin));
     if (!g->list_ok) return SG_OK;

@@ -1,6 +1,6 @@
 /* The broad phase's kept list (sg_broadphase.skin, the Verlet list of molecular dynamics): across a
  * sequence of calls on a moving scene, a broad phase that keeps its pairs gives exactly the pairs of
- * a whole grid search at every call. Random mixes of spheres, boxes and capsules, some fixed, two
+ * a whole grid search at every call. Random mixes of spheres, boxes and capsules, some fixed, three
  * kinematic spheres, a plane and a fixed wall; each "step" moves the bodies by dt v plus a jitter,
  * with slow velocities drawn every 20 steps (the bodies drift by several skins in between, so a list
  * kept too long misses pairs), now and then one fast body (the list cannot hold: a whole search,
