@@ -28,6 +28,7 @@
 #include "signorini/solver.h"
 #include "signorini/timing.h"
 #include "soft_fold.h"
+#include "subadmm_fused.h"
 
 typedef struct {
   double gamma;      /* -subadmm_gamma: residual ratio that triggers the adaptive penalty (43) */
@@ -115,6 +116,11 @@ typedef struct {
    * (_2: with signs +1, -1) */
   unsigned char *con_compact;
   int cap_con_compact;
+  /* -subadmm_batch: the COMPACT_FUSED_2 contacts updated SG_FUSED_LANES at a time (subadmm_fused.h)
+   * under the plain and the over-relaxed update: 0 one at a time, 1 batched (portable vectors),
+   * 2 batched with AVX2 where it runs */
+  int batch;
+  sg_fused_contacts fc;
   int nreq;
   double *send_buf, *recv_buf;
   int cap_sbuf, cap_rbuf;
@@ -133,6 +139,7 @@ static sg_err subadmm_create(sg_solver *s) {
   d->max_restarts = 2;
   d->blowup = 1e3;
   d->contact_every = 10;
+  d->batch = 2;
   s->data = d;
   return SG_OK;
 }
@@ -161,6 +168,9 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   long check;
   SG_CHECK(sg_opt_int("-subadmm_check_every", d->check_every, 1, 1000000, "iterations between residual checks (the all-reduce of (42), the stopping test and the adaptive beta)", &check));
   d->check_every = (int)check;
+  long batch;
+  SG_CHECK(sg_opt_int("-subadmm_batch", d->batch, 0, 2, "contacts between two bodies of a rank updated four at a time: 0 no, 1 yes, 2 yes with AVX2 where the processor has it (the same numbers each way)", &batch));
+  d->batch = (int)batch;
   SG_CHECK(sg_opt_real("-subadmm_relax", d->relax, 0.1, 1.99, "over-relaxation: J v is replaced by alpha J v + (1 - alpha) z in (35)", &d->relax));
   long restarts;
   SG_CHECK(sg_opt_int("-subadmm_restarts", d->max_restarts, 0, 1000, "restarts from the best saved iterate, with a 4x smaller fixed penalty, after a blow-up (not with the desaxce cone)", &restarts));
@@ -199,6 +209,7 @@ static void subadmm_destroy(sg_solver *s) {
   free(d->bpairs); free(d->ipairs); free(d->boundary); free(d->fused); free(d->con_compact); free(d->Afac); free(d->vm); free(d->terms);
   sg_problem_destroy(&d->merged);
   sg_soft_fold_destroy(&d->fold);
+  sg_fused_contacts_destroy(&d->fc);
   sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->sub_ashape); free(d->hb); free(d->twist); free(d->wrench_l); free(d->wrench_w);
   free(d->saved_v); free(d->saved_lambda);
   free(d);
@@ -324,6 +335,13 @@ static inline int owner_of(const sg_problem *p, int j) { return p->has_owners ? 
 /* Overlap of the halo exchange with interior work: subsystems whose y is sent are updated first,
  * their pairs' y computed and sent, and the rest of passes 1-2 runs while the messages travel.
  * Every y is computed by the same formula whatever the order, so results keep their bits. */
+/* Runs of COMPACT_FUSED_2 contacts packed for their batched update (subadmm_fused.h). */
+static sg_err pack_fused(subadmm *d, const sg_problem *p) {
+  d->fc.n_batch = 0;
+  if (!d->batch) return SG_OK;
+  return sg_fused_contacts_build(&d->fc, p, d->my_con, d->con_compact, COMPACT_FUSED_2, d->n_my_con, d->batch == 2);
+}
+
 static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
   SG_CHECK(sg_grow((void **)&d->boundary, &d->cap_boundary, p->n_sub + 1, 1, "halo plan"));
   memset(d->boundary, 0, (size_t)p->n_sub);
@@ -371,7 +389,7 @@ static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
     else if (nz == 2 && d->fused[q0 + 1] && p->lever[4 * q0 + 3] == 1.0 && p->lever[4 * q0 + 7] == -1.0)
       d->con_compact[k] = COMPACT_FUSED_2; /* the assembly's signs: body a +1, body b -1 (update_fused_pair) */
   }
-  return SG_OK;
+  return pack_fused(d, p);
 }
 
 /* Which subsystems and constraints this rank works on, and the halo plan: for every neighbour, the
@@ -1101,12 +1119,24 @@ static double update_constraint(subadmm *d, const sg_problem *p, int i, double *
   return theta_p;
 }
 
+/* The batch of fused contacts that starts at position k of the pass (subadmm_fused.h) or -1; `at`
+ * walks the batches in order. */
+static inline int batch_at(const subadmm *d, int k, int *at) {
+  if (*at >= d->fc.n_batch || d->fc.start[*at] != k) return -1;
+  return (*at)++;
+}
+
 /* Pass 3 under the default update (no z, rebuilt sums): its own loop, without the other cases'
  * tests. Returns the largest squared ||J_ij vhat_j - z_ij||. */
 static double plain_pass(subadmm *d, const sg_problem *p, const double *v, double *lambda, double beta, double inv_beta) {
   double theta_p = 0;
-  for (int k = 0; k < d->n_my_con; ++k) {
-    const int i = d->my_con[k], kind = d->con_compact[k];
+  for (int k = 0, at = 0; k < d->n_my_con; ++k) {
+    const int i = d->my_con[k], kind = d->con_compact[k], b = batch_at(d, k, &at);
+    if (b >= 0) { /* this contact and the next SG_FUSED_LANES - 1 */
+      theta_p = sg_fused_contacts_plain(&d->fc, b, v, lambda, d->s_lam, beta, inv_beta, theta_p);
+      k += SG_FUSED_LANES - 1;
+      continue;
+    }
     double t;
     if (kind == COMPACT_FUSED_2) t = update_fused_pair(d, p, i, v, lambda, beta, inv_beta);
     else if (kind == COMPACT_FUSED_1) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 0, 1, 1);
@@ -1124,8 +1154,13 @@ static double constraint_update(subadmm *d, const sg_problem *p, const double *v
   double theta_p = 0;
   if (plain_update(d)) theta_p = plain_pass(d, p, v, lambda, beta, inv_beta);
   else
-    for (int k = 0; k < d->n_my_con; ++k) {
-      const int i = d->my_con[k], kind = d->con_compact[k];
+    for (int k = 0, at = 0; k < d->n_my_con; ++k) {
+      const int i = d->my_con[k], kind = d->con_compact[k], b = relaxed ? batch_at(d, k, &at) : -1;
+      if (b >= 0) { /* this contact and the next SG_FUSED_LANES - 1 */
+        theta_p = sg_fused_contacts_relaxed(&d->fc, b, v, lambda, d->s_lam, d->z, d->relax, beta, inv_beta, theta_p);
+        k += SG_FUSED_LANES - 1;
+        continue;
+      }
       double t;
       if (!kind) t = update_constraint(d, p, i, lambda, beta, inv_beta);
       else if (relaxed && kind == COMPACT_FUSED_2) t = update_compact_contact(d, p, i, v, lambda, beta, inv_beta, 1, 1, 2);
