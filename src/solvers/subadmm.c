@@ -117,8 +117,8 @@ typedef struct {
   unsigned char *con_compact;
   int cap_con_compact;
   /* -subadmm_batch: the COMPACT_FUSED_2 contacts updated SG_FUSED_LANES at a time (subadmm_fused.h)
-   * under the plain and the over-relaxed update: 0 one at a time, 1 batched (portable vectors),
-   * 2 batched with AVX2 where it runs */
+   * under the plain and the over-relaxed update: 0 one at a time; 1 batched with the portable build of
+   * the kernel (slower than one at a time: for tests); 2 batched where AVX2 runs, else one at a time */
   int batch;
   sg_fused_contacts fc;
   int nreq;
@@ -169,7 +169,7 @@ static sg_err subadmm_set_from_options(sg_solver *s) {
   SG_CHECK(sg_opt_int("-subadmm_check_every", d->check_every, 1, 1000000, "iterations between residual checks (the all-reduce of (42), the stopping test and the adaptive beta)", &check));
   d->check_every = (int)check;
   long batch;
-  SG_CHECK(sg_opt_int("-subadmm_batch", d->batch, 0, 2, "contacts between two bodies of a rank updated four at a time: 0 no, 1 yes, 2 yes with AVX2 where the processor has it (the same numbers each way)", &batch));
+  SG_CHECK(sg_opt_int("-subadmm_batch", d->batch, 0, 2, "contacts between two bodies of a rank updated four at a time: 0 no, 1 with portable vectors (slower: for tests), 2 where the processor has AVX2 (the same numbers each way)", &batch));
   d->batch = (int)batch;
   SG_CHECK(sg_opt_real("-subadmm_relax", d->relax, 0.1, 1.99, "over-relaxation: J v is replaced by alpha J v + (1 - alpha) z in (35)", &d->relax));
   long restarts;
@@ -338,7 +338,7 @@ static inline int owner_of(const sg_problem *p, int j) { return p->has_owners ? 
 /* Runs of COMPACT_FUSED_2 contacts packed for their batched update (subadmm_fused.h). */
 static sg_err pack_fused(subadmm *d, const sg_problem *p) {
   d->fc.n_batch = 0;
-  if (!d->batch) return SG_OK;
+  if (!d->batch || (d->batch == 2 && !sg_fused_avx2_available())) return SG_OK;
   return sg_fused_contacts_build(&d->fc, p, d->my_con, d->con_compact, COMPACT_FUSED_2, d->n_my_con, d->batch == 2);
 }
 

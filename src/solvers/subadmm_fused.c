@@ -62,11 +62,14 @@ static void pack_lane(sg_fused_contacts *fc, const sg_problem *p, int b, int l, 
   I[IDX_PAIR * SG_FUSED_LANES] = q;
 }
 
+/* A fused contact whose lambda row is followed by one more number (gather3 reads four). */
+static int batchable(const sg_problem *p, int i, int fused) { return fused && p->con_row[i] + 4 <= sg_problem_n_rows(p); }
+
 sg_err sg_fused_contacts_build(sg_fused_contacts *fc, const sg_problem *p, const int *con, const unsigned char *kind,
                                unsigned char fused_kind, int n, int use_vectors) {
   int nb = 0;
   for (int k = 0, run = 0; k < n; ++k) {
-    run = kind[k] == fused_kind ? run + 1 : 0;
+    run = batchable(p, con[k], kind[k] == fused_kind) ? run + 1 : 0;
     if (run == SG_FUSED_LANES) nb++, run = 0;
   }
   SG_CHECK(sg_grow((void **)&fc->start, &fc->cap_start, nb + 1, sizeof(int), "SubADMM fused contacts"));
@@ -74,7 +77,7 @@ sg_err sg_fused_contacts_build(sg_fused_contacts *fc, const sg_problem *p, const
   SG_CHECK(sg_grow((void **)&fc->index, &fc->cap_index, nb * SG_FUSED_INDICES * SG_FUSED_LANES + 1, sizeof(int), "SubADMM fused contacts"));
   nb = 0;
   for (int k = 0, run = 0; k < n; ++k) {
-    run = kind[k] == fused_kind ? run + 1 : 0;
+    run = batchable(p, con[k], kind[k] == fused_kind) ? run + 1 : 0;
     if (run < SG_FUSED_LANES) continue;
     run = 0;
     fc->start[nb] = k - (SG_FUSED_LANES - 1);
@@ -82,13 +85,16 @@ sg_err sg_fused_contacts_build(sg_fused_contacts *fc, const sg_problem *p, const
     nb++;
   }
   fc->n_batch = nb;
-#if defined(__x86_64__) && defined(__GNUC__)
-  fc->vector_isa = use_vectors && __builtin_cpu_supports("avx2");
-#else
-  (void)use_vectors;
-  fc->vector_isa = 0;
-#endif
+  fc->vector_isa = use_vectors && sg_fused_avx2_available();
   return SG_OK;
+}
+
+int sg_fused_avx2_available(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return __builtin_cpu_supports("avx2");
+#else
+  return 0;
+#endif
 }
 
 void sg_fused_contacts_destroy(sg_fused_contacts *fc) {
@@ -113,10 +119,21 @@ static inline __attribute__((always_inline)) void gather6(const double *base, co
   c[5] = SHUF(x, y, 2, 3, 6, 7);
 }
 
-/* The lanes of six numbers c[0..5] as each lane's row: head[l] its entries 0-3, tail[l] 4-5. */
+/* c[k], lane l = lambda[row[l] + k], k < 3: each lane's row read with the number after it (the build
+ * makes sure there is one) and transposed; and back, the three numbers of each lane stored. */
+static inline __attribute__((always_inline)) void gather3(const double *lambda, const int *row, vd *c) {
+  const vd r0 = CROW(lambda + row[0]), r1 = CROW(lambda + row[1]), r2 = CROW(lambda + row[2]), r3 = CROW(lambda + row[3]);
+  const vd t0 = SHUF(r0, r1, 0, 4, 2, 6), t1 = SHUF(r0, r1, 1, 5, 3, 7);
+  const vd t2 = SHUF(r2, r3, 0, 4, 2, 6), t3 = SHUF(r2, r3, 1, 5, 3, 7);
+  c[0] = SHUF(t0, t2, 0, 1, 4, 5);
+  c[1] = SHUF(t1, t3, 0, 1, 4, 5);
+  c[2] = SHUF(t0, t2, 2, 3, 6, 7);
+}
+
+/* The lanes of six numbers c[0..5] as each lane's row: head[l] its entries 0-3; entries 4-5 of
+ * lanes 0, 1 in the halves of tail[0], of lanes 2, 3 in those of tail[1]. */
 typedef struct {
-  vd head[SG_FUSED_LANES];
-  v2 tail[SG_FUSED_LANES];
+  vd head[SG_FUSED_LANES], tail[2];
 } lane_rows;
 
 static inline __attribute__((always_inline)) void rows_of(const vd *c, lane_rows *out) {
@@ -126,11 +143,24 @@ static inline __attribute__((always_inline)) void rows_of(const vd *c, lane_rows
   out->head[1] = SHUF(t1, t3, 0, 1, 4, 5);
   out->head[2] = SHUF(t0, t2, 2, 3, 6, 7);
   out->head[3] = SHUF(t1, t3, 2, 3, 6, 7);
-  const vd x = SHUF(c[4], c[5], 0, 4, 1, 5), y = SHUF(c[4], c[5], 2, 6, 3, 7);
-  out->tail[0] = (v2){x[0], x[1]};
-  out->tail[1] = (v2){x[2], x[3]};
-  out->tail[2] = (v2){y[0], y[1]};
-  out->tail[3] = (v2){y[2], y[3]};
+  out->tail[0] = SHUF(c[4], c[5], 0, 4, 1, 5);
+  out->tail[1] = SHUF(c[4], c[5], 2, 6, 3, 7);
+}
+
+/* lane l's entries 4 and 5 of rows_of's tails */
+static inline __attribute__((always_inline)) v2 tail_of(const lane_rows *r, int l) {
+  const vd t = r->tail[l / 2];
+  return l % 2 ? (v2){t[2], t[3]} : (v2){t[0], t[1]};
+}
+
+/* base + off[l] += lane l's row, for body rows a then b of each lane in turn (the pass's order) */
+static inline __attribute__((always_inline)) void add_rows(double *base, const int *oa, const int *ob, const lane_rows *ra,
+                                                           const lane_rows *rb, int l) {
+  double *sa = base + oa[l], *sb = base + ob[l];
+  ROW(sa) = CROW(sa) + ra->head[l];
+  ROW2(sa + 4) = ROW2(sa + 4) + tail_of(ra, l);
+  ROW(sb) = CROW(sb) + rb->head[l];
+  ROW2(sb + 4) = ROW2(sb + 4) + tail_of(rb, l);
 }
 
 /* v_lin + w x r (sg_point_velocity) */
@@ -158,9 +188,9 @@ static inline __attribute__((always_inline)) void cone_strict(const double *D, c
   const vd zero = {0, 0, 0, 0}, mu = CROW(D + NUM_MU * SG_FUSED_LANES);
   ln[0] = SELECT(ls[0] > zero, ls[0], zero);
   const vd t1 = ls[1], t2 = ls[2], r = mu * ln[0], nt2 = t1 * t1 + t2 * t2;
-  double root[SG_FUSED_LANES];
-  for (int l = 0; l < SG_FUSED_LANES; ++l) root[l] = sqrt(nt2[l]);
-  const vd nt = CROW(root), s = SELECT(nt > zero, r / nt, zero);
+  vd nt;
+  for (int l = 0; l < SG_FUSED_LANES; ++l) nt[l] = sqrt(nt2[l]);
+  const vd s = SELECT(nt > zero, r / nt, zero);
   const vm slip = nt2 > r * r;
   ln[1] = SELECT(slip, t1 * s, t1);
   ln[2] = SELECT(slip, t2 * s, t2);
@@ -182,18 +212,18 @@ static inline __attribute__((always_inline)) void load3(const double *D, int fir
 static inline __attribute__((always_inline)) double finish(const int *I, const vd *fa, const vd *ta, const vd *fb,
                                                            const vd *tb, const vd *ln, const vd *dp, double *lambda,
                                                            double *s_lam, double theta_p) {
+  const int *oa = I + IDX_OFF_A * SG_FUSED_LANES, *ob = I + IDX_OFF_B * SG_FUSED_LANES, *row = I + IDX_ROW * SG_FUSED_LANES;
   const vd wa[6] = {fa[0], fa[1], fa[2], ta[0], ta[1], ta[2]}, wb[6] = {fb[0], fb[1], fb[2], tb[0], tb[1], tb[2]};
-  lane_rows ra, rb;
+  const vd lc[4] = {ln[0], ln[1], ln[2], ln[2]};
+  lane_rows ra, rb, rl;
   rows_of(wa, &ra);
   rows_of(wb, &rb);
-  const int *oa = I + IDX_OFF_A * SG_FUSED_LANES, *ob = I + IDX_OFF_B * SG_FUSED_LANES, *row = I + IDX_ROW * SG_FUSED_LANES;
+  rows_of(lc, &rl); /* heads: each lane's lambda (and a fourth number not stored) */
   for (int l = 0; l < SG_FUSED_LANES; ++l) {
-    double *sa = s_lam + oa[l], *sb = s_lam + ob[l], *li = lambda + row[l];
-    ROW(sa) = CROW(sa) + ra.head[l];
-    ROW2(sa + 4) = ROW2(sa + 4) + ra.tail[l];
-    ROW(sb) = CROW(sb) + rb.head[l];
-    ROW2(sb + 4) = ROW2(sb + 4) + rb.tail[l];
-    for (int k = 0; k < 3; ++k) li[k] = ln[k][l];
+    add_rows(s_lam, oa, ob, &ra, &rb, l);
+    double *li = lambda + row[l];
+    ROW2(li) = (v2){rl.head[l][0], rl.head[l][1]};
+    li[2] = rl.head[l][2];
     theta_p = theta_p > (*dp)[l] ? theta_p : (*dp)[l]; /* max2 */
   }
   return theta_p;
@@ -203,32 +233,32 @@ static inline __attribute__((always_inline)) double plain_lanes(const sg_fused_c
                                                                 double *lambda, double *s_lam, double beta,
                                                                 double inv_beta, double theta_p) {
   const double *D = fc->data + (size_t)b * SG_FUSED_NUMBERS * SG_FUSED_LANES;
-  const int *I = fc->index + (size_t)b * SG_FUSED_INDICES * SG_FUSED_LANES, *row = I + IDX_ROW * SG_FUSED_LANES;
-  vd va[6], vb[6], la[3], lb[3], wa[3], wb[3], u[3], Ru[3], ls[3], ln[3], li[3], e[3];
-  gather6(v, I + IDX_OFF_A * SG_FUSED_LANES, va);
-  gather6(v, I + IDX_OFF_B * SG_FUSED_LANES, vb);
-  load3(D, NUM_LA, la);
-  load3(D, NUM_LB, lb);
-  point_velocity(la, va, wa);
-  point_velocity(lb, vb, wb);
-  for (int r = 0; r < 3; ++r) u[r] = wa[r] - wb[r]; /* the pairs' sum (38) */
+  const int *I = fc->index + (size_t)b * SG_FUSED_INDICES * SG_FUSED_LANES;
+  vd vel[6], lever[3], u[3], wb[3], Ru[3], e[3], li[3], ls[3], ln[3];
+  gather6(v, I + IDX_OFF_A * SG_FUSED_LANES, vel);
+  load3(D, NUM_LA, lever);
+  point_velocity(lever, vel, u);
+  gather6(v, I + IDX_OFF_B * SG_FUSED_LANES, vel);
+  load3(D, NUM_LB, lever);
+  point_velocity(lever, vel, wb);
+  for (int r = 0; r < 3; ++r) u[r] = u[r] - wb[r]; /* the pairs' sum (38) */
   frame_apply(D, u, Ru);
   load3(D, NUM_E, e);
+  gather3(lambda, I + IDX_ROW * SG_FUSED_LANES, li);
   const double step = beta * 0.5; /* exact */
-  for (int r = 0; r < 3; ++r) {
-    li[r] = GATHER(lambda, row, r);
-    ls[r] = li[r] - step * (Ru[r] + e[r]);
-  }
+  for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Ru[r] + e[r]);
   cone_strict(D, ls, ln);
   vd dp = {0, 0, 0, 0}; /* (lambda_old - lambda_new) / beta: every pair's J v - z under the plain update */
   for (int r = 0; r < 3; ++r) {
     const vd dz = (li[r] - ln[r]) * inv_beta;
     dp = dp + dz * dz;
   }
-  vd f[3], ta[3], tb[3], fb[3]; /* sg_point_wrench_sub: acc - x is acc + (-x) exactly */
+  vd f[3], fb[3], ta[3], tb[3]; /* sg_point_wrench_sub: acc - x is acc + (-x) exactly */
   frame_t(D, ln, f);
-  torque(la, f, ta);
-  torque(lb, f, tb);
+  load3(D, NUM_LA, lever);
+  torque(lever, f, ta);
+  load3(D, NUM_LB, lever);
+  torque(lever, f, tb);
   for (int r = 0; r < 3; ++r) {
     fb[r] = -f[r];
     tb[r] = -tb[r];
@@ -248,11 +278,11 @@ static inline __attribute__((always_inline)) double relaxed_lanes(const sg_fused
   vd va[6], vb[6], la[3], lb[3], ua[3], ub[3], zeta[6], wa[3], wb[3], sum_w[3], Rw[3], li[3], e[3], ls[3], ln[3];
   gather6(v, I + IDX_OFF_A * SG_FUSED_LANES, va);
   gather6(v, I + IDX_OFF_B * SG_FUSED_LANES, vb);
-  gather6(z, zoff, zeta); /* the two pairs' world slacks, contiguous */
   load3(D, NUM_LA, la);
   load3(D, NUM_LB, lb);
   point_velocity(la, va, ua); /* sign +1: u = w exactly */
   point_velocity(lb, vb, ub);
+  gather6(z, zoff, zeta); /* the two pairs' world slacks, contiguous */
   for (int r = 0; r < 3; ++r) {
     ub[r] = -1.0 * ub[r];
     wa[r] = alpha * ua[r] + (1 - alpha) * zeta[r];
@@ -262,10 +292,8 @@ static inline __attribute__((always_inline)) double relaxed_lanes(const sg_fused
   frame_apply(D, sum_w, Rw);
   load3(D, NUM_E, e);
   const double step = beta * 0.5; /* exact */
-  for (int r = 0; r < 3; ++r) {
-    li[r] = GATHER(lambda, row, r);
-    ls[r] = li[r] - step * (Rw[r] + e[r]);
-  }
+  gather3(lambda, row, li);
+  for (int r = 0; r < 3; ++r) ls[r] = li[r] - step * (Rw[r] + e[r]);
   cone_strict(D, ls, ln);
   vd dl[3], shift[3], dpa = zero, dpb = zero; /* the new world slacks (35) and ||u - zeta||^2 per pair */
   for (int r = 0; r < 3; ++r) dl[r] = ln[r] - li[r];
@@ -281,7 +309,7 @@ static inline __attribute__((always_inline)) double relaxed_lanes(const sg_fused
   rows_of(zeta, &rz);
   for (int l = 0; l < SG_FUSED_LANES; ++l) {
     ROW(z + zoff[l]) = rz.head[l];
-    ROW2(z + zoff[l] + 4) = rz.tail[l];
+    ROW2(z + zoff[l] + 4) = tail_of(&rz, l);
   }
   vd f[3], fb[3], ta[3], tb[3]; /* sg_compact_jt_from: g = sign R^T lambda */
   frame_t(D, ln, f);

@@ -23,6 +23,10 @@ typedef struct {
   int vector_isa; /* 1: the kernel built for AVX2 runs (the processor has it and it was asked for) */
 } sg_fused_contacts;
 
+/* Whether this processor runs the AVX2 build of the kernel (the portable build, two SSE2 halves per
+ * vector, is slower than one contact at a time: it is there for machines' agreement and tests). */
+int sg_fused_avx2_available(void);
+
 /* Pack the runs of SG_FUSED_LANES consecutive positions k of a pass with kind[k] == fused_kind
  * (con[k]: a contact of two compact pairs with signs +1 and -1, both subsystems here).
  * use_vectors 0 keeps the portable build of the kernel even where AVX2 runs. */
