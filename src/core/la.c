@@ -28,7 +28,13 @@ void quat_integrate(double *q, const double *w, double dt) {
   quat_normalize(q);
 }
 
+/* R diag(d) R^T; with d's three entries equal (a sphere, a cube) exactly d I, as R R^T = I: the
+ * rotated sum would leave round-off off the diagonal, which a sphere's inertia has not. */
 static void rotate_diag(double *O, const double *R, const double *d) {
+  if (d[0] == d[1] && d[1] == d[2]) {
+    for (int k = 0; k < 9; ++k) O[k] = k % 4 == 0 ? d[0] : 0.0;
+    return;
+  }
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       O[3 * i + j] = R[3 * i + 0] * d[0] * R[3 * j + 0] + R[3 * i + 1] * d[1] * R[3 * j + 1] +
