@@ -84,6 +84,9 @@ typedef struct {
   int *sub_npairs;   /* contact count per subsystem (pseudo-density) */
   unsigned char *sub_ltl; /* per subsystem: H_j factorized with its tree's sparsity (ltl_factor), not densely */
   unsigned char *sub_ashape; /* per own 6-unknown subsystem: the zeros of its A_j (a6_shape) */
+  double *adiag;     /* per v entry of a 6-unknown subsystem with a diagonal A_j: the diagonal, contiguous */
+  double *avb;       /* per v entry of a 6-unknown subsystem, sums rebuilt: A_j vhat_j - b_j of the last v-update */
+  int cap_adiag, cap_avb;
   double *hb;        /* per unknown of a subsystem with motions (problem.h), 6x6: the H_b of (40)-(41) of the
                       * compact tree pairs anchored there, then their sum over its subtree */
   /* per unknown of a subsystem with motions, 6 each (laid out as problem.h's motion): the motion of
@@ -210,7 +213,7 @@ static void subadmm_destroy(sg_solver *s) {
   sg_problem_destroy(&d->merged);
   sg_soft_fold_destroy(&d->fold);
   sg_fused_contacts_destroy(&d->fc);
-  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->sub_ashape); free(d->hb); free(d->twist); free(d->wrench_l); free(d->wrench_w);
+  sg_anderson_destroy(&d->aa); free(d->sub_npairs); free(d->sub_ltl); free(d->sub_ashape); free(d->adiag); free(d->avb); free(d->hb); free(d->twist); free(d->wrench_l); free(d->wrench_w);
   free(d->saved_v); free(d->saved_lambda);
   free(d);
   s->data = NULL;
@@ -236,6 +239,8 @@ static sg_err ensure_work(subadmm *d, const sg_problem *p) {
   SG_CHECK(sg_grow((void **)&d->sub_npairs, &d->cap_sub, p->n_sub, sizeof(int), "SubADMM counts"));
   SG_CHECK(sg_grow((void **)&d->sub_ltl, &d->cap_ltl, p->n_sub, 1, "SubADMM factor kinds"));
   SG_CHECK(sg_grow((void **)&d->sub_ashape, &d->cap_ashape, p->n_sub, 1, "SubADMM mass shapes"));
+  SG_CHECK(sg_grow((void **)&d->adiag, &d->cap_adiag, nv + 1, sizeof(double), "SubADMM mass diagonals"));
+  SG_CHECK(sg_grow((void **)&d->avb, &d->cap_avb, nv + 1, sizeof(double), "SubADMM mass products"));
   SG_CHECK(sg_grow((void **)&d->hb, &d->cap_hb, 6 * p->n_motion + 1, sizeof(double), "SubADMM link blocks"));
   SG_CHECK(sg_grow((void **)&d->twist, &d->cap_twist, p->n_motion + 1, sizeof(double), "SubADMM link motions"));
   SG_CHECK(sg_grow((void **)&d->wrench_l, &d->cap_wl, p->n_motion + 1, sizeof(double), "SubADMM link wrenches"));
@@ -756,24 +761,33 @@ static unsigned char a6_shape(const double *A) {
   return diagonal ? A6_DIAGONAL : rigid ? A6_RIGID : A6_DENSE;
 }
 
+/* The shapes of my 6-unknown subsystems' A_j, and the diagonal ones' diagonals in a row of six (the
+ * products below read one cache line instead of five). */
 static void classify_masses(subadmm *d, const sg_problem *p) {
   for (int k = 0; k < d->n_my_sub; ++k) {
     const int j = d->my_sub[k];
-    if (p->sub_dof[j] == 6) d->sub_ashape[j] = a6_shape(sg_soft_fold_A(&d->fold, p, j));
+    if (p->sub_dof[j] != 6) continue;
+    const double *A = sg_soft_fold_A(&d->fold, p, j);
+    d->sub_ashape[j] = a6_shape(A);
+    for (int a = 0; a < 6; ++a) d->adiag[p->sub_off[j] + a] = A[7 * a];
   }
 }
 
-/* out = A v for a 6-unknown A of the given shape, each row summed left to right as the dense product. */
-static inline void a6_times(const double *A, unsigned char shape, const double *v, double *out) {
+/* out = A v for a 6-unknown A of the given shape (diag: its diagonal, classify_masses), each row
+ * summed left to right as the dense product. */
+static inline void a6_times(const double *A, unsigned char shape, const double *diag, const double *v, double *out) {
+  if (shape == A6_DIAGONAL) {
+    for (int a = 0; a < 6; ++a) out[a] = diag[a] * v[a];
+    return;
+  }
   if (shape == A6_DENSE) {
     for (int a = 0; a < 6; ++a)
       out[a] = A[6 * a] * v[0] + A[6 * a + 1] * v[1] + A[6 * a + 2] * v[2] + A[6 * a + 3] * v[3] + A[6 * a + 4] * v[4] +
                A[6 * a + 5] * v[5];
     return;
   }
-  for (int a = 0; a < 3; ++a) out[a] = A[7 * a] * v[a];
-  for (int a = 3; a < 6; ++a)
-    out[a] = shape == A6_DIAGONAL ? A[7 * a] * v[a] : A[6 * a + 3] * v[3] + A[6 * a + 4] * v[4] + A[6 * a + 5] * v[5];
+  for (int a = 0; a < 3; ++a) out[a] = diag[a] * v[a]; /* A6_RIGID: [m I, 0; 0, I_world] */
+  for (int a = 3; a < 6; ++a) out[a] = A[6 * a + 3] * v[3] + A[6 * a + 4] * v[4] + A[6 * a + 5] * v[5];
 }
 
 /* The next T of rebuilt sums (below) from b, T and L_old of an entry and its A vhat. Over-relaxed
@@ -821,8 +835,11 @@ static inline __attribute__((always_inline)) void v_update_body(subadmm *d, cons
     }
     if (d->rebuild_sums && dof == 6) { /* T from A vhat (next_rebuilt_t) */
       double av[6];
-      a6_times(sg_soft_fold_A(&d->fold, p, j), d->sub_ashape[j], vj, av);
-      for (int a = 0; a < 6; ++a) sr[a] = next_rebuilt_t(relaxed, d->relax, b[a], sr[a], sl[a], av[a]);
+      a6_times(sg_soft_fold_A(&d->fold, p, j), d->sub_ashape[j], d->adiag + off, vj, av);
+      for (int a = 0; a < 6; ++a) {
+        sr[a] = next_rebuilt_t(relaxed, d->relax, b[a], sr[a], sl[a], av[a]);
+        d->avb[off + a] = av[a] - b[a]; /* for theta_d (dual_residual) */
+      }
     } else if (d->rebuild_sums) {
       const double *A = sg_soft_fold_A(&d->fold, p, j);
       for (int a = 0; a < dof; ++a) { /* T as above */
@@ -839,6 +856,11 @@ static inline __attribute__((always_inline)) void v_update_body(subadmm *d, cons
   }
 }
 
+/* Built twice, for AVX2 and the baseline, the processor's picked at load time: the same operations
+ * in the same order (no contraction under strict C17), on wider vectors where they run. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 static void v_update_range(subadmm *d, const sg_problem *p, double *v, int from, int to) {
   if (d->relax == 1.0) v_update_body(d, p, v, from, to, 0);
   else v_update_body(d, p, v, from, to, 1);
@@ -1203,9 +1225,17 @@ static double dual_residual(const subadmm *d, const sg_problem *p, const double 
     int dof = p->sub_dof[j], off = p->sub_off[j];
     const double *A = sg_soft_fold_A(&d->fold, p, j), *bj = sg_soft_fold_b(&d->fold, p, j);
     double s = 0;
+    if (dof == 6 && d->rebuild_sums) { /* A_j vhat_j - b_j kept by the v-update: the same numbers */
+      for (int a = 0; a < 6; ++a) {
+        double r = d->avb[off + a] - d->s_lam[off + a];
+        s += r * r;
+      }
+      theta_d = max2(theta_d, s);
+      continue;
+    }
     if (dof == 6) {
       double av[6];
-      a6_times(A, d->sub_ashape[j], v + off, av);
+      a6_times(A, d->sub_ashape[j], d->adiag + off, v + off, av);
       for (int a = 0; a < 6; ++a) {
         double r = av[a] - bj[a] - d->s_lam[off + a];
         s += r * r;
