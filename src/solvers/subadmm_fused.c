@@ -275,13 +275,13 @@ static inline __attribute__((always_inline)) double relaxed_lanes(const sg_fused
   const int *pair = I + IDX_PAIR * SG_FUSED_LANES;
   const int zoff[SG_FUSED_LANES] = {3 * pair[0], 3 * pair[1], 3 * pair[2], 3 * pair[3]};
   const vd zero = {0, 0, 0, 0};
-  vd va[6], vb[6], la[3], lb[3], ua[3], ub[3], zeta[6], wa[3], wb[3], sum_w[3], Rw[3], li[3], e[3], ls[3], ln[3];
-  gather6(v, I + IDX_OFF_A * SG_FUSED_LANES, va);
-  gather6(v, I + IDX_OFF_B * SG_FUSED_LANES, vb);
-  load3(D, NUM_LA, la);
-  load3(D, NUM_LB, lb);
-  point_velocity(la, va, ua); /* sign +1: u = w exactly */
-  point_velocity(lb, vb, ub);
+  vd vel[6], lever[3], ua[3], ub[3], zeta[6], wa[3], wb[3], sum_w[3], Rw[3], li[3], e[3], ls[3], ln[3];
+  gather6(v, I + IDX_OFF_A * SG_FUSED_LANES, vel);
+  load3(D, NUM_LA, lever);
+  point_velocity(lever, vel, ua); /* sign +1: u = w exactly */
+  gather6(v, I + IDX_OFF_B * SG_FUSED_LANES, vel);
+  load3(D, NUM_LB, lever);
+  point_velocity(lever, vel, ub);
   gather6(z, zoff, zeta); /* the two pairs' world slacks, contiguous */
   for (int r = 0; r < 3; ++r) {
     ub[r] = -1.0 * ub[r];
@@ -314,8 +314,10 @@ static inline __attribute__((always_inline)) double relaxed_lanes(const sg_fused
   vd f[3], fb[3], ta[3], tb[3]; /* sg_compact_jt_from: g = sign R^T lambda */
   frame_t(D, ln, f);
   for (int r = 0; r < 3; ++r) fb[r] = -1.0 * f[r];
-  torque(la, f, ta);
-  torque(lb, fb, tb);
+  load3(D, NUM_LA, lever);
+  torque(lever, f, ta);
+  load3(D, NUM_LB, lever);
+  torque(lever, fb, tb);
   return finish(I, f, ta, fb, tb, ln, &dp, lambda, s_lam, theta_p);
 }
 
