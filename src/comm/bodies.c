@@ -192,10 +192,21 @@ sg_err sg_scene_migrate(MPI_Comm comm, sg_scene *s, const int *new_owner) {
   return SG_OK;
 }
 
+/* llround(x 2^b) given scale = 2^b, a normal number: the product is x 2^b correctly rounded, as
+ * ldexp's; below 2^62 a conversion truncates it exactly and the exact fraction left rounds halves
+ * away from zero, as llround does (elsewhere, NaN included, the library decides). */
+static inline long long scaled_round(double x, double scale) {
+  const double y = x * scale;
+  if (!(fabs(y) < 0x1p62)) return llround(y);
+  const long long t = (long long)y;
+  const double f = y - (double)t;
+  return t + (f >= 0.5) - (f <= -0.5);
+}
+
 double sg_sum_reproducible(MPI_Comm comm, const double *x, int n) {
   double big = 0;
   long long count = n, total_count = 0;
-  for (int i = 0; i < n; ++i) big = fmax(big, fabs(x[i]));
+  for (int i = 0; i < n; ++i) big = fabs(x[i]) > big ? fabs(x[i]) : big; /* fmax: NaN passed over */
   MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_DOUBLE, MPI_MAX, comm); /* a max is exact in any order */
   MPI_Allreduce(&count, &total_count, 1, MPI_LONG_LONG, MPI_SUM, comm);
   if (!(big > 0) || !isfinite(big)) return big > 0 || isnan(big) ? big * (double)total_count : 0.0;
@@ -204,7 +215,11 @@ double sg_sum_reproducible(MPI_Comm comm, const double *x, int n) {
   frexp(big * (double)total_count, &e);
   const int b = 62 - e;
   long long local = 0, total = 0;
-  for (int i = 0; i < n; ++i) local += llround(ldexp(x[i], b));
+  const double scale = ldexp(1.0, b);
+  if (b > -1000 && b < 1000) /* 2^b a normal number */
+    for (int i = 0; i < n; ++i) local += scaled_round(x[i], scale);
+  else
+    for (int i = 0; i < n; ++i) local += llround(ldexp(x[i], b));
   MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
   return ldexp((double)total, -b);
 }
