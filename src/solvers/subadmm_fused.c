@@ -136,13 +136,18 @@ typedef struct {
   vd head[SG_FUSED_LANES], tail[2];
 } lane_rows;
 
-static inline __attribute__((always_inline)) void rows_of(const vd *c, lane_rows *out) {
+/* head[l] = lane l's entries 0-3 of the columns c[0..3] (a 4 x 4 transpose) */
+static inline __attribute__((always_inline)) void heads_of(const vd *c, vd *head) {
   const vd t0 = SHUF(c[0], c[1], 0, 4, 2, 6), t1 = SHUF(c[0], c[1], 1, 5, 3, 7);
   const vd t2 = SHUF(c[2], c[3], 0, 4, 2, 6), t3 = SHUF(c[2], c[3], 1, 5, 3, 7);
-  out->head[0] = SHUF(t0, t2, 0, 1, 4, 5);
-  out->head[1] = SHUF(t1, t3, 0, 1, 4, 5);
-  out->head[2] = SHUF(t0, t2, 2, 3, 6, 7);
-  out->head[3] = SHUF(t1, t3, 2, 3, 6, 7);
+  head[0] = SHUF(t0, t2, 0, 1, 4, 5);
+  head[1] = SHUF(t1, t3, 0, 1, 4, 5);
+  head[2] = SHUF(t0, t2, 2, 3, 6, 7);
+  head[3] = SHUF(t1, t3, 2, 3, 6, 7);
+}
+
+static inline __attribute__((always_inline)) void rows_of(const vd *c, lane_rows *out) {
+  heads_of(c, out->head);
   out->tail[0] = SHUF(c[4], c[5], 0, 4, 1, 5);
   out->tail[1] = SHUF(c[4], c[5], 2, 6, 3, 7);
 }
@@ -215,15 +220,16 @@ static inline __attribute__((always_inline)) double finish(const int *I, const v
   const int *oa = I + IDX_OFF_A * SG_FUSED_LANES, *ob = I + IDX_OFF_B * SG_FUSED_LANES, *row = I + IDX_ROW * SG_FUSED_LANES;
   const vd wa[6] = {fa[0], fa[1], fa[2], ta[0], ta[1], ta[2]}, wb[6] = {fb[0], fb[1], fb[2], tb[0], tb[1], tb[2]};
   const vd lc[4] = {ln[0], ln[1], ln[2], ln[2]};
-  lane_rows ra, rb, rl;
+  lane_rows ra, rb;
+  vd rl[SG_FUSED_LANES];
   rows_of(wa, &ra);
   rows_of(wb, &rb);
-  rows_of(lc, &rl); /* heads: each lane's lambda (and a fourth number not stored) */
+  heads_of(lc, rl); /* each lane's lambda (and a fourth number not stored) */
   for (int l = 0; l < SG_FUSED_LANES; ++l) {
     add_rows(s_lam, oa, ob, &ra, &rb, l);
     double *li = lambda + row[l];
-    ROW2(li) = (v2){rl.head[l][0], rl.head[l][1]};
-    li[2] = rl.head[l][2];
+    ROW2(li) = (v2){rl[l][0], rl[l][1]};
+    li[2] = rl[l][2];
     theta_p = theta_p > (*dp)[l] ? theta_p : (*dp)[l]; /* max2 */
   }
   return theta_p;
