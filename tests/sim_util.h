@@ -114,6 +114,21 @@ static inline int sim_run(sg_stepper *st, sg_scene *s, long n, sim_callback cb, 
   }
   return 0;
 }
+/* Step the scene n times with SubADMM (tolerance tol, at most max_it iterations), then find the
+ * contacts of its state into c (bp and c zeroed here): a problem to assemble for a solver test. */
+static inline void sim_settle_and_find(sg_scene *s, const sg_step_params *prm, double tol, int max_it, long n,
+                                       sg_broadphase *bp, sg_contacts *c) {
+  sg_solver *solver = sim_solver("subadmm", tol, max_it);
+  sg_stepper *st;
+  CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, s, prm, solver, &st));
+  CHECK(sim_run(st, s, n, NULL, NULL) == 0);
+  sg_stepper_destroy(&st);
+  sg_solver_destroy(&solver);
+  memset(bp, 0, sizeof *bp);
+  memset(c, 0, sizeof *c);
+  CHECK_OK(sg_find_contacts(s, prm->margin, prm->dt, bp, c));
+}
+
 /* Per-run statistics of a stack or pile: the largest penetration, iterations, unconverged steps
  * (collected by sim_record_stack as a sim_run callback). */
 typedef struct { double max_pen; long iters, steps; int unconverged; } sim_stack_stats;

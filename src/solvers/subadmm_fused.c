@@ -104,15 +104,20 @@ void sg_fused_contacts_destroy(sg_fused_contacts *fc) {
   memset(fc, 0, sizeof *fc);
 }
 
+/* out[l] = lane l of in[0..3] and out[k] lane k of in's rows: the 4 x 4 transpose, either way */
+static inline __attribute__((always_inline)) void transpose4(const vd *in, vd *out) {
+  const vd t0 = SHUF(in[0], in[1], 0, 4, 2, 6), t1 = SHUF(in[0], in[1], 1, 5, 3, 7);
+  const vd t2 = SHUF(in[2], in[3], 0, 4, 2, 6), t3 = SHUF(in[2], in[3], 1, 5, 3, 7);
+  out[0] = SHUF(t0, t2, 0, 1, 4, 5);
+  out[1] = SHUF(t1, t3, 0, 1, 4, 5);
+  out[2] = SHUF(t0, t2, 2, 3, 6, 7);
+  out[3] = SHUF(t1, t3, 2, 3, 6, 7);
+}
+
 /* c[k], lane l = base[off[l] + k], k < 6: rows 0-3 and 2-5 of each lane read whole and transposed */
 static inline __attribute__((always_inline)) void gather6(const double *base, const int *off, vd *c) {
-  const vd r0 = CROW(base + off[0]), r1 = CROW(base + off[1]), r2 = CROW(base + off[2]), r3 = CROW(base + off[3]);
-  const vd t0 = SHUF(r0, r1, 0, 4, 2, 6), t1 = SHUF(r0, r1, 1, 5, 3, 7);
-  const vd t2 = SHUF(r2, r3, 0, 4, 2, 6), t3 = SHUF(r2, r3, 1, 5, 3, 7);
-  c[0] = SHUF(t0, t2, 0, 1, 4, 5);
-  c[1] = SHUF(t1, t3, 0, 1, 4, 5);
-  c[2] = SHUF(t0, t2, 2, 3, 6, 7);
-  c[3] = SHUF(t1, t3, 2, 3, 6, 7);
+  const vd r[4] = {CROW(base + off[0]), CROW(base + off[1]), CROW(base + off[2]), CROW(base + off[3])};
+  transpose4(r, c);
   const vd s0 = CROW(base + off[0] + 2), s1 = CROW(base + off[1] + 2), s2 = CROW(base + off[2] + 2), s3 = CROW(base + off[3] + 2);
   const vd x = SHUF(s0, s1, 2, 6, 3, 7), y = SHUF(s2, s3, 2, 6, 3, 7); /* entries 4 and 5 of lanes 0, 1 and 2, 3 */
   c[4] = SHUF(x, y, 0, 1, 4, 5);
@@ -120,14 +125,12 @@ static inline __attribute__((always_inline)) void gather6(const double *base, co
 }
 
 /* c[k], lane l = lambda[row[l] + k], k < 3: each lane's row read with the number after it (the build
- * makes sure there is one) and transposed; and back, the three numbers of each lane stored. */
+ * makes sure there is one) and transposed. */
 static inline __attribute__((always_inline)) void gather3(const double *lambda, const int *row, vd *c) {
-  const vd r0 = CROW(lambda + row[0]), r1 = CROW(lambda + row[1]), r2 = CROW(lambda + row[2]), r3 = CROW(lambda + row[3]);
-  const vd t0 = SHUF(r0, r1, 0, 4, 2, 6), t1 = SHUF(r0, r1, 1, 5, 3, 7);
-  const vd t2 = SHUF(r2, r3, 0, 4, 2, 6), t3 = SHUF(r2, r3, 1, 5, 3, 7);
-  c[0] = SHUF(t0, t2, 0, 1, 4, 5);
-  c[1] = SHUF(t1, t3, 0, 1, 4, 5);
-  c[2] = SHUF(t0, t2, 2, 3, 6, 7);
+  const vd r[4] = {CROW(lambda + row[0]), CROW(lambda + row[1]), CROW(lambda + row[2]), CROW(lambda + row[3])};
+  vd cols[4];
+  transpose4(r, cols);
+  for (int k = 0; k < 3; ++k) c[k] = cols[k];
 }
 
 /* The lanes of six numbers c[0..5] as each lane's row: head[l] its entries 0-3; entries 4-5 of
@@ -136,18 +139,8 @@ typedef struct {
   vd head[SG_FUSED_LANES], tail[2];
 } lane_rows;
 
-/* head[l] = lane l's entries 0-3 of the columns c[0..3] (a 4 x 4 transpose) */
-static inline __attribute__((always_inline)) void heads_of(const vd *c, vd *head) {
-  const vd t0 = SHUF(c[0], c[1], 0, 4, 2, 6), t1 = SHUF(c[0], c[1], 1, 5, 3, 7);
-  const vd t2 = SHUF(c[2], c[3], 0, 4, 2, 6), t3 = SHUF(c[2], c[3], 1, 5, 3, 7);
-  head[0] = SHUF(t0, t2, 0, 1, 4, 5);
-  head[1] = SHUF(t1, t3, 0, 1, 4, 5);
-  head[2] = SHUF(t0, t2, 2, 3, 6, 7);
-  head[3] = SHUF(t1, t3, 2, 3, 6, 7);
-}
-
 static inline __attribute__((always_inline)) void rows_of(const vd *c, lane_rows *out) {
-  heads_of(c, out->head);
+  transpose4(c, out->head);
   out->tail[0] = SHUF(c[4], c[5], 0, 4, 1, 5);
   out->tail[1] = SHUF(c[4], c[5], 2, 6, 3, 7);
 }
@@ -224,7 +217,7 @@ static inline __attribute__((always_inline)) double finish(const int *I, const v
   vd rl[SG_FUSED_LANES];
   rows_of(wa, &ra);
   rows_of(wb, &rb);
-  heads_of(lc, rl); /* each lane's lambda (and a fourth number not stored) */
+  transpose4(lc, rl); /* each lane's lambda (and a fourth number not stored) */
   for (int l = 0; l < SG_FUSED_LANES; ++l) {
     add_rows(s_lam, oa, ob, &ra, &rb, l);
     double *li = lambda + row[l];

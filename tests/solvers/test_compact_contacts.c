@@ -142,17 +142,9 @@ static void compare_rebuilt_sums(const assembled *compact, const char *relax) {
 /* Settle the scene `steps` steps, then compare the two forms on the next step's contacts. */
 static void check_scene(sg_scene *s, double margin, int steps) {
   sg_step_params prm = sim_params(1.0 / 240.0, margin);
-  sg_solver *solver = sim_solver("subadmm", 1e-6, 100);
-  sg_stepper *st;
-  CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, s, &prm, solver, &st));
-  CHECK(sim_run(st, s, steps, NULL, NULL) == 0);
-  sg_stepper_destroy(&st);
-  sg_solver_destroy(&solver);
   sg_broadphase bp;
-  memset(&bp, 0, sizeof bp);
   sg_contacts c;
-  memset(&c, 0, sizeof c);
-  CHECK_OK(sg_find_contacts(s, prm.margin, prm.dt, &bp, &c));
+  sim_settle_and_find(s, &prm, 1e-6, 100, steps, &bp, &c);
   assembled compact, dense;
   assemble(s, &c, prm, 0, &compact);
   assemble(s, &c, prm, 1, &dense);

@@ -193,17 +193,9 @@ int main(int argc, char **argv) {
   CHECK_OK(sg_generate_pile(&s));
   CHECK_OK(sg_scene_update_mass(&s));
   sg_step_params prm = sim_params(1.0 / 240.0, 0.2 * s.size[3 * (s.n - 1)]);
-  sg_solver *solver = sim_solver("subadmm", 1e-6, 100);
-  sg_stepper *st;
-  CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
-  CHECK(sim_run(st, &s, 40, NULL, NULL) == 0);
-  sg_stepper_destroy(&st);
-  sg_solver_destroy(&solver);
   sg_broadphase bp;
-  memset(&bp, 0, sizeof bp);
   sg_contacts c;
-  memset(&c, 0, sizeof c);
-  CHECK_OK(sg_find_contacts(&s, prm.margin, prm.dt, &bp, &c));
+  sim_settle_and_find(&s, &prm, 1e-6, 100, 40, &bp, &c);
   sg_problem p;
   memset(&p, 0, sizeof p);
   int *sub_of_body = calloc((size_t)s.n, sizeof(int));

@@ -66,17 +66,9 @@ int main(int argc, char **argv) {
   CHECK_OK(sg_quadruped_add(&s, &q, &i));
   s.next_gid = s.n;
   sg_step_params prm = sim_params(1.0 / 240.0, 0.01);
-  sg_solver *solver = sim_solver("subadmm", 1e-8, 1000);
-  sg_stepper *st;
-  CHECK_OK(sg_stepper_create(PETSC_COMM_WORLD, &s, &prm, solver, &st));
-  CHECK(sim_run(st, &s, 60, NULL, NULL) == 0);
-  sg_stepper_destroy(&st);
-  sg_solver_destroy(&solver);
   sg_broadphase bp;
   sg_contacts c;
-  memset(&bp, 0, sizeof bp);
-  memset(&c, 0, sizeof c);
-  CHECK_OK(sg_find_contacts(&s, prm.margin, prm.dt, &bp, &c));
+  sim_settle_and_find(&s, &prm, 1e-8, 1000, 60, &bp, &c);
   sg_problem p;
   memset(&p, 0, sizeof p);
   int sub_of_body[2], added = 0;
