@@ -337,9 +337,6 @@ static inline void pair_apply_T(const sg_problem *p, int i, int q, int rows, con
 
 static inline int owner_of(const sg_problem *p, int j) { return p->has_owners ? p->sub_owner[j] : 0; }
 
-/* Overlap of the halo exchange with interior work: subsystems whose y is sent are updated first,
- * their pairs' y computed and sent, and the rest of passes 1-2 runs while the messages travel.
- * Every y is computed by the same formula whatever the order, so results keep their bits. */
 /* Runs of COMPACT_FUSED_2 contacts packed for their batched update (subadmm_fused.h). */
 static sg_err pack_fused(subadmm *d, const sg_problem *p) {
   d->fc.n_batch = 0;
@@ -347,6 +344,9 @@ static sg_err pack_fused(subadmm *d, const sg_problem *p) {
   return sg_fused_contacts_build(&d->fc, p, d->my_con, d->con_compact, COMPACT_FUSED_2, d->n_my_con, d->batch == 2);
 }
 
+/* Overlap of the halo exchange with interior work: subsystems whose y is sent are updated first,
+ * their pairs' y computed and sent, and the rest of passes 1-2 runs while the messages travel.
+ * Every y is computed by the same formula whatever the order, so results keep their bits. */
 static sg_err plan_overlap(subadmm *d, const sg_problem *p) {
   SG_CHECK(sg_grow((void **)&d->boundary, &d->cap_boundary, p->n_sub + 1, 1, "halo plan"));
   memset(d->boundary, 0, (size_t)p->n_sub);

@@ -42,8 +42,6 @@ typedef double v2_row __attribute__((vector_size(2 * sizeof(double)), aligned(si
 #else
 #define SHUF(a, b, i, j, k, l) __builtin_shuffle((a), (b), (vm){i, j, k, l})
 #endif
-/* lane l: base[off[l] + k] */
-#define GATHER(base, off, k) ((vd){(base)[(off)[0] + (k)], (base)[(off)[1] + (k)], (base)[(off)[2] + (k)], (base)[(off)[3] + (k)]})
 
 static void pack_lane(sg_fused_contacts *fc, const sg_problem *p, int b, int l, int i) {
   const int q = p->con_pair[i];
