@@ -1311,7 +1311,11 @@ static void contact_test_velocity(subadmm *d, const sg_problem *p) {
 static sg_err contact_rms(subadmm *d, const sg_problem *p, const double *lambda, double *rms) {
   double t0 = MPI_Wtime();
   contact_test_velocity(d, p);
-  for (int k = 0; k < d->n_my_con; ++k) {
+  for (int k = 0, at = 0; k < d->n_my_con; ++k) {
+    if (batch_at(d, k, &at) >= 0) { /* a batch of fused contacts: its terms below, from vm */
+      k += SG_FUSED_LANES - 1;
+      continue;
+    }
     const int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
     for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q)
       if (d->sub_mine[p->pair_sub[q]]) pair_apply(p, i, q, rows, d->vm, d->y + 3 * q);
@@ -1324,7 +1328,14 @@ static sg_err contact_rms(subadmm *d, const sg_problem *p, const double *lambda,
   }
   t0 = MPI_Wtime();
   int m = 0;
-  for (int k = 0; k < d->n_my_con; ++k) {
+  for (int k = 0, at = 0; k < d->n_my_con; ++k) {
+    const int b = batch_at(d, k, &at);
+    if (b >= 0) { /* four contacts, all counted here (both their bodies are mine) */
+      sg_fused_contacts_terms(&d->fc, b, d->vm, lambda, d->terms + m);
+      m += SG_FUSED_LANES;
+      k += SG_FUSED_LANES - 1;
+      continue;
+    }
     const int i = d->my_con[k], rows = sg_con_rows(p->kind[i]);
     if (!counted_here(d, p, i)) continue;
     double ji[3] = {0, 0, 0};

@@ -318,6 +318,33 @@ static inline __attribute__((always_inline)) double relaxed_lanes(const sg_fused
   return finish(I, f, ta, fb, tb, ln, &dp, lambda, s_lam, theta_p);
 }
 
+static inline __attribute__((always_inline)) void terms_lanes(const sg_fused_contacts *fc, int b, const double *v_lambda,
+                                                              const double *lambda, double *terms) {
+  const double *D = fc->data + (size_t)b * SG_FUSED_NUMBERS * SG_FUSED_LANES;
+  const int *I = fc->index + (size_t)b * SG_FUSED_INDICES * SG_FUSED_LANES;
+  const vd zero = {0, 0, 0, 0};
+  vd vel[6], lever[3], w[3], u[3], ya[3], yb[3], ji[3], li[3], e[3], ls[3], t[3];
+  gather6(v_lambda, I + IDX_OFF_A * SG_FUSED_LANES, vel);
+  load3(D, NUM_LA, lever);
+  point_velocity(lever, vel, u); /* sign +1: u = w exactly */
+  frame_apply(D, u, ya);
+  gather6(v_lambda, I + IDX_OFF_B * SG_FUSED_LANES, vel);
+  load3(D, NUM_LB, lever);
+  point_velocity(lever, vel, w);
+  for (int r = 0; r < 3; ++r) u[r] = -1.0 * w[r];
+  frame_apply(D, u, yb);
+  gather3(lambda, I + IDX_ROW * SG_FUSED_LANES, li);
+  load3(D, NUM_E, e);
+  for (int r = 0; r < 3; ++r) {
+    ji[r] = zero + ya[r] + yb[r];
+    ls[r] = li[r] - (ji[r] + e[r]);
+  }
+  cone_strict(D, ls, t);
+  vd sum = zero;
+  for (int r = 0; r < 3; ++r) sum = sum + (li[r] - t[r]) * (li[r] - t[r]);
+  ROW(terms) = sum;
+}
+
 /* each build of the kernel a function of its own, so that the entry points below only branch */
 __attribute__((noinline)) static double plain_portable(const sg_fused_contacts *fc, int b, const double *v, double *lambda,
                                                        double *s_lam, double beta, double inv_beta, double theta_p) {
@@ -329,7 +356,16 @@ __attribute__((noinline)) static double relaxed_portable(const sg_fused_contacts
   return relaxed_lanes(fc, b, v, lambda, s_lam, z, alpha, beta, inv_beta, theta_p);
 }
 
+__attribute__((noinline)) static void terms_portable(const sg_fused_contacts *fc, int b, const double *v_lambda,
+                                                     const double *lambda, double *terms) {
+  terms_lanes(fc, b, v_lambda, lambda, terms);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void terms_avx2(const sg_fused_contacts *fc, int b, const double *v_lambda,
+                                                       const double *lambda, double *terms) {
+  terms_lanes(fc, b, v_lambda, lambda, terms);
+}
 __attribute__((target("avx2"))) static double plain_avx2(const sg_fused_contacts *fc, int b, const double *v,
                                                          double *lambda, double *s_lam, double beta, double inv_beta,
                                                          double theta_p) {
@@ -356,4 +392,15 @@ double sg_fused_contacts_relaxed(const sg_fused_contacts *fc, int b, const doubl
   if (fc->vector_isa) return relaxed_avx2(fc, b, v, lambda, s_lam, z, alpha, beta, inv_beta, theta_p);
 #endif
   return relaxed_portable(fc, b, v, lambda, s_lam, z, alpha, beta, inv_beta, theta_p);
+}
+
+void sg_fused_contacts_terms(const sg_fused_contacts *fc, int b, const double *v_lambda, const double *lambda,
+                             double *terms) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (fc->vector_isa) {
+    terms_avx2(fc, b, v_lambda, lambda, terms);
+    return;
+  }
+#endif
+  terms_portable(fc, b, v_lambda, lambda, terms);
 }

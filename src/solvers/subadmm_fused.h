@@ -44,4 +44,10 @@ double sg_fused_contacts_plain(const sg_fused_contacts *fc, int b, const double 
 double sg_fused_contacts_relaxed(const sg_fused_contacts *fc, int b, const double *v, double *lambda, double *s_lam,
                                  double *z, double alpha, double beta, double inv_beta, double theta_p);
 
+/* The contact residual's terms (paper 002 Sec. VII, sg_metric_law_sq) of batch b's contacts at lambda
+ * and v_lambda = A^{-1}(b + J^T lambda), into terms[0 .. SG_FUSED_LANES): J v of each pair by the
+ * one-pair formula (sg_compact_jv), summed over the two pairs as SubADMM's contact test sums them. */
+void sg_fused_contacts_terms(const sg_fused_contacts *fc, int b, const double *v_lambda, const double *lambda,
+                             double *terms);
+
 #endif

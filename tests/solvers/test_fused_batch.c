@@ -79,6 +79,17 @@ static double relaxed_reference(const sg_problem *p, int i, const double *v, dou
   return theta;
 }
 
+/* SubADMM's contact test, one contact: J v of each pair (pair_apply), summed, then the law's term. */
+static double terms_reference(const sg_problem *p, int i, const double *v, const double *lambda) {
+  double ji[3] = {0, 0, 0};
+  for (int q = p->con_pair[i]; q < p->con_pair[i + 1]; ++q) {
+    double y[3];
+    sg_compact_jv(p->frame + 9 * i, p->lever + 4 * q, v + p->sub_off[p->pair_sub[q]], y);
+    for (int r = 0; r < 3; ++r) ji[r] += y[r];
+  }
+  return sg_metric_law_sq(p, i, lambda, ji);
+}
+
 /* A reproducible number in [-1, 1). */
 static double noise(unsigned *state) {
   *state = *state * 1664525u + 1013904223u;
@@ -109,6 +120,16 @@ static int compare_kernel(const sg_problem *p, int relaxed, int use_vectors) {
   sg_fused_contacts fc;
   memset(&fc, 0, sizeof fc);
   CHECK_OK(sg_fused_contacts_build(&fc, p, con, kind, 1, n, use_vectors));
+  int terms_same = 1; /* the contact test's terms at the starting lambda */
+  for (int b = 0; b < fc.n_batch; ++b) {
+    double t[SG_FUSED_LANES];
+    sg_fused_contacts_terms(&fc, b, v, lam[0], t);
+    for (int l = 0; l < SG_FUSED_LANES; ++l) {
+      const double want = terms_reference(p, fc.start[b] + l, v, lam[0]);
+      terms_same &= !memcmp(&t[l], &want, sizeof want);
+    }
+  }
+  CHECK(terms_same);
   const double beta = 3.7, inv_beta = 1.0 / beta, alpha = 1.6;
   double theta[2] = {0, 0};
   int batched = 0, open = 0, slip = 0;
@@ -126,9 +147,9 @@ static int compare_kernel(const sg_problem *p, int relaxed, int use_vectors) {
       batched++;
     }
   }
-  printf("  %s, %s build: %d of %d contacts in %d batches (%d open, %d slipping), theta_p %.6e\n",
+  printf("  %s, %s build: %d of %d contacts in %d batches (%d open, %d slipping), theta_p %.6e; contact test's terms %s\n",
          relaxed ? "over-relaxed" : "plain", fc.vector_isa ? "AVX2" : "portable", batched, n, fc.n_batch, open, slip,
-         theta[0]);
+         theta[0], terms_same ? "the same" : "DIFFERENT");
   CHECK(batched >= n / 2);
   CHECK(open > 0 && slip > 0 && batched - open - slip > 0);
   CHECK(!memcmp(lam[0], lam[1], (size_t)nr * sizeof(double)));
@@ -170,7 +191,7 @@ static void compare_solves(const sg_problem *p, const char *relax, const double 
     solve_with(p, b == 0 ? "0" : b == 1 ? "1" : "2", v0, l0, v[b], l[b]);
   }
   PetscOptionsClearValue(NULL, "-subadmm_relax");
-  printf("  subadmm relax %s from %s, 60 iterations: max |lambda| %.3e, batched 1 and 2 %s as one at a time\n", relax,
+  printf("  subadmm relax %s from %s, at most 60 iterations: max |lambda| %.3e, batched 1 and 2 %s as one at a time\n", relax,
          sg_test_max_abs(l0, nr) > 0 ? "a warm start" : "rest", sg_test_max_abs(l[0], nr),
          !memcmp(v[0], v[1], (size_t)nv * sizeof(double)) && !memcmp(v[0], v[2], (size_t)nv * sizeof(double)) ? "the same" : "NOT the same");
   CHECK(sg_test_max_abs(l[0], nr) > 0);
@@ -212,6 +233,11 @@ int main(int argc, char **argv) {
   compare_solves(&p, "1.6", v0, l0);
   compare_solves(&p, "1", vw, lw);
   compare_solves(&p, "1.6", vw, lw);
+  PetscOptionsSetValue(NULL, "-subadmm_contact_tol", "1e-3"); /* the contact test's batched terms decide the stop */
+  PetscOptionsSetValue(NULL, "-subadmm_contact_every", "3");
+  compare_solves(&p, "1.6", vw, lw);
+  PetscOptionsClearValue(NULL, "-subadmm_contact_tol");
+  PetscOptionsClearValue(NULL, "-subadmm_contact_every");
   free(v0); free(l0); free(vw); free(lw); free(sub_of_body);
   sg_problem_destroy(&p);
   sg_contacts_destroy(&c);
