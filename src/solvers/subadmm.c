@@ -1223,7 +1223,6 @@ static double dual_residual(const subadmm *d, const sg_problem *p, const double 
   for (int k = 0; k < d->n_my_sub; ++k) {
     int j = d->my_sub[k];
     int dof = p->sub_dof[j], off = p->sub_off[j];
-    const double *A = sg_soft_fold_A(&d->fold, p, j), *bj = sg_soft_fold_b(&d->fold, p, j);
     double s = 0;
     if (dof == 6 && d->rebuild_sums) { /* A_j vhat_j - b_j kept by the v-update: the same numbers */
       for (int a = 0; a < 6; ++a) {
@@ -1233,6 +1232,7 @@ static double dual_residual(const subadmm *d, const sg_problem *p, const double 
       theta_d = max2(theta_d, s);
       continue;
     }
+    const double *A = sg_soft_fold_A(&d->fold, p, j), *bj = sg_soft_fold_b(&d->fold, p, j);
     if (dof == 6) {
       double av[6];
       a6_times(A, d->sub_ashape[j], d->adiag + off, v + off, av);

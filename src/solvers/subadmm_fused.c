@@ -159,11 +159,28 @@ static inline __attribute__((always_inline)) void add_rows(double *base, const i
   ROW2(sb + 4) = ROW2(sb + 4) + tail_of(rb, l);
 }
 
+/* three packed rows from `first` */
+static inline __attribute__((always_inline)) void load3(const double *D, int first, vd *out) {
+  for (int k = 0; k < 3; ++k) out[k] = CROW(D + (first + k) * SG_FUSED_LANES);
+}
+
 /* v_lin + w x r (sg_point_velocity) */
 static inline __attribute__((always_inline)) void point_velocity(const vd *r, const vd *v, vd *out) {
   out[0] = v[0] + v[4] * r[2] - v[5] * r[1];
   out[1] = v[1] + v[5] * r[0] - v[3] * r[2];
   out[2] = v[2] + v[3] * r[1] - v[4] * r[0];
+}
+
+/* The world velocities v_lin + w x r of both bodies' contact points (unsigned), lane by lane. */
+static inline __attribute__((always_inline)) void point_velocities(const double *D, const int *I, const double *v,
+                                                                   vd *wa, vd *wb) {
+  vd vel[6], lever[3];
+  gather6(v, I + IDX_OFF_A * SG_FUSED_LANES, vel);
+  load3(D, NUM_LA, lever);
+  point_velocity(lever, vel, wa);
+  gather6(v, I + IDX_OFF_B * SG_FUSED_LANES, vel);
+  load3(D, NUM_LB, lever);
+  point_velocity(lever, vel, wb);
 }
 
 /* R u (sg_frame_apply) and R^T f (sg_frame_t), R's rows packed at D */
@@ -199,10 +216,6 @@ static inline __attribute__((always_inline)) void torque(const vd *r, const vd *
   out[2] = r[0] * f[1] - r[1] * f[0];
 }
 
-static inline __attribute__((always_inline)) void load3(const double *D, int first, vd *out) {
-  for (int k = 0; k < 3; ++k) out[k] = CROW(D + (first + k) * SG_FUSED_LANES);
-}
-
 /* The batch's ends: the wrenches [fa; ta] and [fb; tb] added into the bodies' sums and the new lambda
  * stored, lane after lane; theta_p raised by the lanes' squared slacks, in the same order. */
 static inline __attribute__((always_inline)) double finish(const int *I, const vd *fa, const vd *ta, const vd *fb,
@@ -231,13 +244,8 @@ static inline __attribute__((always_inline)) double plain_lanes(const sg_fused_c
                                                                 double inv_beta, double theta_p) {
   const double *D = fc->data + (size_t)b * SG_FUSED_NUMBERS * SG_FUSED_LANES;
   const int *I = fc->index + (size_t)b * SG_FUSED_INDICES * SG_FUSED_LANES;
-  vd vel[6], lever[3], u[3], wb[3], Ru[3], e[3], li[3], ls[3], ln[3];
-  gather6(v, I + IDX_OFF_A * SG_FUSED_LANES, vel);
-  load3(D, NUM_LA, lever);
-  point_velocity(lever, vel, u);
-  gather6(v, I + IDX_OFF_B * SG_FUSED_LANES, vel);
-  load3(D, NUM_LB, lever);
-  point_velocity(lever, vel, wb);
+  vd lever[3], u[3], wb[3], Ru[3], e[3], li[3], ls[3], ln[3];
+  point_velocities(D, I, v, u, wb);
   for (int r = 0; r < 3; ++r) u[r] = u[r] - wb[r]; /* the pairs' sum (38) */
   frame_apply(D, u, Ru);
   load3(D, NUM_E, e);
@@ -272,13 +280,8 @@ static inline __attribute__((always_inline)) double relaxed_lanes(const sg_fused
   const int *pair = I + IDX_PAIR * SG_FUSED_LANES;
   const int zoff[SG_FUSED_LANES] = {3 * pair[0], 3 * pair[1], 3 * pair[2], 3 * pair[3]};
   const vd zero = {0, 0, 0, 0};
-  vd vel[6], lever[3], ua[3], ub[3], zeta[6], wa[3], wb[3], sum_w[3], Rw[3], li[3], e[3], ls[3], ln[3];
-  gather6(v, I + IDX_OFF_A * SG_FUSED_LANES, vel);
-  load3(D, NUM_LA, lever);
-  point_velocity(lever, vel, ua); /* sign +1: u = w exactly */
-  gather6(v, I + IDX_OFF_B * SG_FUSED_LANES, vel);
-  load3(D, NUM_LB, lever);
-  point_velocity(lever, vel, ub);
+  vd lever[3], ua[3], ub[3], zeta[6], wa[3], wb[3], sum_w[3], Rw[3], li[3], e[3], ls[3], ln[3];
+  point_velocities(D, I, v, ua, ub); /* sign +1: u = w exactly; ub is signed below */
   gather6(z, zoff, zeta); /* the two pairs' world slacks, contiguous */
   for (int r = 0; r < 3; ++r) {
     ub[r] = -1.0 * ub[r];
@@ -323,14 +326,9 @@ static inline __attribute__((always_inline)) void terms_lanes(const sg_fused_con
   const double *D = fc->data + (size_t)b * SG_FUSED_NUMBERS * SG_FUSED_LANES;
   const int *I = fc->index + (size_t)b * SG_FUSED_INDICES * SG_FUSED_LANES;
   const vd zero = {0, 0, 0, 0};
-  vd vel[6], lever[3], w[3], u[3], ya[3], yb[3], ji[3], li[3], e[3], ls[3], t[3];
-  gather6(v_lambda, I + IDX_OFF_A * SG_FUSED_LANES, vel);
-  load3(D, NUM_LA, lever);
-  point_velocity(lever, vel, u); /* sign +1: u = w exactly */
+  vd w[3], u[3], ya[3], yb[3], ji[3], li[3], e[3], ls[3], t[3];
+  point_velocities(D, I, v_lambda, u, w); /* sign +1: u = w exactly */
   frame_apply(D, u, ya);
-  gather6(v_lambda, I + IDX_OFF_B * SG_FUSED_LANES, vel);
-  load3(D, NUM_LB, lever);
-  point_velocity(lever, vel, w);
   for (int r = 0; r < 3; ++r) u[r] = -1.0 * w[r];
   frame_apply(D, u, yb);
   gather3(lambda, I + IDX_ROW * SG_FUSED_LANES, li);
