@@ -39,6 +39,8 @@ int sg_collide(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *o
 
 /* Individual narrow phases (a's shape listed first). */
 int sg_collide_sphere_sphere(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
+/* The same from the two centres and radii alone (a sphere's orientation changes none of it). */
+int sg_collide_sphere_centres(const double *ca, double ra, const double *cb, double rb, double margin, sg_manifold *out);
 int sg_collide_sphere_box(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
 int sg_collide_sphere_capsule(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);
 int sg_collide_sphere_plane(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out);

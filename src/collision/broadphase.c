@@ -10,6 +10,9 @@
  * and each lies in its swept box). A pair is examined only in the cell that holds the lower
  * corner of the intersection of the two boxes, a cell both bodies entered: each pair once, with
  * no sort. Work and memory go with the cells entered and the pairs examined, about linear in N.
+ * In a cell c both entered, that corner max(lo_i, lo_j) is c exactly where, axis by axis, c is
+ * the lowest cell of one of them; each entry of a cell carries those three bits of its body
+ * (corner_bits), so most candidates are dismissed without reading the other body.
  *
  * A body whose swept box would enter more than SG_MAX_CELLS cells goes up to a coarser level,
  * cells of edge 2^l h, the first where it enters no more. A body also looks up, without entering
@@ -160,7 +163,7 @@ typedef struct {
 
 typedef struct {
   box3 box;          /* swept box */
-  int64_t lo[3];     /* lowest cell of its range on its level */
+  int64_t lo[3], hi[3]; /* lowest and highest cell of its range on its level */
   double radius;     /* static bounding radius */
   int first_entry;   /* its cells: entry_cell[first_entry .. first_entry + n_entries) */
   int n_entries;
@@ -184,7 +187,7 @@ struct sg_broadphase_work {
   int *big, n_big;       /* the oversized bodies */
   double *scratch;       /* medians */
   int *entry_cell;       /* the cells entered, body by body, in FOR_CELLS order */
-  int *cell_body;        /* the bodies of each cell, cell by cell, ascending */
+  int *cell_body;        /* the entries of each cell, cell by cell, by ascending body: body << 3 | corner_bits */
   int *count, *start;    /* bodies of cell k: cell_body[start[k] .. start[k] + count[k]) */
   int n_cells;
   cell_slot *slots;
@@ -333,10 +336,9 @@ static int on_grid(const grid *g, const box3 *b) {
   return 1;
 }
 
-/* The highest cell of a placed body's range (its lowest is b->lo). */
-static void range_top(const grid *g, const grid_body *b, int64_t *hi) {
-  int64_t lo[3];
-  cell_range(g, &b->box, b->level, lo, hi);
+/* Bit k set: cell c is the lowest of the range lo on axis k. */
+static int corner_bits(const int64_t *c, const int64_t *lo) {
+  return (c[0] == lo[0]) | (c[1] == lo[1]) << 1 | (c[2] == lo[2]) << 2;
 }
 
 #define FOR_CELLS(c, lo, hi)                       \
@@ -358,12 +360,12 @@ static sg_err place_bodies(grid *g) {
     b->n_entries = 0;
     if (b->level < 0) continue;
     swept_box(g, i, vref, &b->box);
-    int64_t hi[3];
+    double n_cells = 0;
     if (!on_grid(g, &b->box)) b->level = SG_MAX_LEVEL + 1;
-    while (b->level <= SG_MAX_LEVEL && cell_range(g, &b->box, b->level, b->lo, hi) > SG_MAX_CELLS) b->level++;
+    while (b->level <= SG_MAX_LEVEL && (n_cells = cell_range(g, &b->box, b->level, b->lo, b->hi)) > SG_MAX_CELLS) b->level++;
     if (b->level > SG_MAX_LEVEL) { b->level = -1; continue; }
     g->levels_used |= 1u << b->level;
-    b->n_entries = (int)cell_range(g, &b->box, b->level, b->lo, hi);
+    b->n_entries = (int)n_cells;
     if (n_entries > INT32_MAX / 2 - b->n_entries) return sg_error_set(SG_ERR_MEM, "too many broad-phase cells");
     n_entries += b->n_entries;
   }
@@ -376,10 +378,9 @@ static sg_err count_cells(grid *g) {
   for (int i = 0; i < g->s->n; ++i) {
     const grid_body *b = &g->body[i];
     if (b->level < 0) continue;
-    int64_t hi[3], c[3];
+    int64_t c[3];
     int *cell = g->entry_cell + b->first_entry;
-    range_top(g, b, hi);
-    FOR_CELLS(c, b->lo, hi) {
+    FOR_CELLS(c, b->lo, b->hi) {
       SG_CHECK(enter_cell(g, cell_key(b->level, c), cell));
       g->count[*cell++]++;
     }
@@ -398,7 +399,10 @@ static sg_err fill_cells(grid *g) {
   SG_CHECK(sg_grow((void **)&g->cell_body, &g->cap_cell_body, total + 1, sizeof *g->cell_body, "grid cell lists"));
   for (int i = 0; i < g->s->n; ++i) {
     const grid_body *b = &g->body[i];
-    for (int e = b->first_entry; e < b->first_entry + b->n_entries; ++e) g->cell_body[g->start[g->entry_cell[e]]++] = i;
+    if (b->level < 0) continue;
+    const int *cell = g->entry_cell + b->first_entry;
+    int64_t c[3];
+    FOR_CELLS(c, b->lo, b->hi) g->cell_body[g->start[*cell++]++] = i << 3 | corner_bits(c, b->lo);
   }
   for (int k = 0; k < g->n_cells; ++k) g->start[k] -= g->count[k];
   return SG_OK;
@@ -423,13 +427,9 @@ static int within_reach(const grid *g, int i, int j) {
   return v3_dot(d, d) < (reach + pad) * (reach + pad);
 }
 
-/* Body i (lowest cell lo on this level) and body j of cell c: examined here only when c holds the
- * lower corner of the overlap of their swept boxes, max(lo_i, lo_j) by axis, a cell both
- * entered; then the boxes must overlap and the exact test decide. */
-static sg_err examine(const grid *g, int i, const int64_t *lo, int j, const int64_t *c, sg_broadphase *bp) {
-  const int64_t *lo_j = g->body[j].lo;
-  for (int k = 0; k < 3; ++k)
-    if ((lo[k] > lo_j[k] ? lo[k] : lo_j[k]) != c[k]) return SG_OK;
+/* Body i and body j, a body of a cell both entered that holds the lower corner of the overlap of
+ * their swept boxes: the boxes must overlap and the exact test decide. */
+static sg_err examine(const grid *g, int i, int j, sg_broadphase *bp) {
   const sg_scene *s = g->s;
   if (s->fixed[i] && s->fixed[j]) return SG_OK;
   const box3 *a = &g->body[i].box, *b = &g->body[j].box;
@@ -440,11 +440,13 @@ static sg_err examine(const grid *g, int i, const int64_t *lo, int j, const int6
   return SG_OK;
 }
 
-/* Body i against the bodies of cell c (numbered cell) stored after body `after`. */
-static sg_err examine_cell(const grid *g, int i, const int64_t *lo, const int64_t *c, int cell, int after,
-                           sg_broadphase *bp) {
-  const int *body = g->cell_body + g->start[cell];
-  for (int m = g->count[cell] - 1; m >= 0 && body[m] > after; --m) SG_CHECK(examine(g, i, lo, body[m], c, bp));
+/* Body i (corner bits `corner` in this cell) against the bodies of the cell stored after body
+ * `after`, each examined here only when the cell holds the lower corner of the two: on every axis
+ * the lowest cell of one of them. */
+static sg_err examine_cell(const grid *g, int i, int corner, int cell, int after, sg_broadphase *bp) {
+  const int *entry = g->cell_body + g->start[cell];
+  for (int m = g->count[cell] - 1; m >= 0 && entry[m] >> 3 > after; --m)
+    if (((entry[m] | corner) & 7) == 7) SG_CHECK(examine(g, i, entry[m] >> 3, bp));
   return SG_OK;
 }
 
@@ -453,10 +455,9 @@ static sg_err same_level_pairs(const grid *g, sg_broadphase *bp) {
   for (int i = 0; i < g->s->n; ++i) {
     const grid_body *b = &g->body[i];
     if (b->level < 0) continue;
-    int64_t hi[3], c[3];
+    int64_t c[3];
     const int *cell = g->entry_cell + b->first_entry;
-    range_top(g, b, hi);
-    FOR_CELLS(c, b->lo, hi) SG_CHECK(examine_cell(g, i, b->lo, c, *cell++, i, bp));
+    FOR_CELLS(c, b->lo, b->hi) SG_CHECK(examine_cell(g, i, corner_bits(c, b->lo), *cell++, i, bp));
   }
   return SG_OK;
 }
@@ -472,7 +473,7 @@ static sg_err cross_level_pairs(const grid *g, sg_broadphase *bp) {
       cell_range(g, &b->box, level, lo, hi);
       FOR_CELLS(c, lo, hi) {
         int cell = g->slots[slot_of(g, cell_key(level, c))].cell;
-        if (cell >= 0) SG_CHECK(examine_cell(g, i, lo, c, cell, -1, bp));
+        if (cell >= 0) SG_CHECK(examine_cell(g, i, corner_bits(c, lo), cell, -1, bp));
       }
     }
   }
@@ -550,6 +551,8 @@ static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
 static sg_err grid_reserve(sg_broadphase *bp, const sg_scene *s) {
   if (!bp->work && !(bp->work = sg_calloc(1, sizeof *bp->work, "broad-phase scratch"))) return SG_ERR_MEM;
   grid *g = bp->work;
+  if (s->n > INT32_MAX >> 3) /* a cell's entry holds the body's index above three corner bits */
+    return sg_error_set(SG_ERR_MEM, "too many bodies on one rank for the broad phase (%d; at most %d)", s->n, INT32_MAX >> 3);
   SG_CHECK(sg_grow((void **)&g->body, &g->cap_body, s->n, sizeof *g->body, "grid bodies"));
   SG_CHECK(sg_grow((void **)&g->big, &g->cap_big, s->n, sizeof *g->big, "oversized bodies"));
   return sg_grow((void **)&g->scratch, &g->cap_scratch, s->n, sizeof *g->scratch, "broad-phase medians");

@@ -171,6 +171,17 @@ void sg_meet_spheres(const double *xa, const double *xb, double ra, double rb, c
   v3_axpy(c->meet, -along, n);
 }
 
+/* The narrow phase of bodies i and j (sg_collide); two spheres from their centres and radii, without
+ * building their geometries. */
+static int collide_bodies(const sg_scene *s, int i, int j, double reach, sg_manifold *m) {
+  if (s->shape[i] == SG_SHAPE_SPHERE && s->shape[j] == SG_SHAPE_SPHERE)
+    return sg_collide_sphere_centres(s->state.pos + 3 * i, s->size[3 * i], s->state.pos + 3 * j, s->size[3 * j], reach, m);
+  sg_geom ga, gb;
+  sg_scene_geom(s, i, &ga);
+  sg_scene_geom(s, j, &gb);
+  return sg_collide(&ga, &gb, reach, m);
+}
+
 sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadphase *bp, sg_contacts *out) {
   out->n = 0;
   SG_CHECK(sg_broadphase_pairs(bp, s, margin, dt));
@@ -179,11 +190,8 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
     int i = bp->pairs[2 * k], j = bp->pairs[2 * k + 1];
     /* canonical roles: A is the body with the smaller global id */
     if (s->gid[j] < s->gid[i]) { int t = i; i = j; j = t; }
-    sg_geom ga, gb;
     sg_manifold m;
-    sg_scene_geom(s, i, &ga);
-    sg_scene_geom(s, j, &gb);
-    if (sg_collide(&ga, &gb, sg_pair_reach(s, i, j, margin, dt, bp->stops), &m) <= 0) continue;
+    if (collide_bodies(s, i, j, sg_pair_reach(s, i, j, margin, dt, bp->stops), &m) <= 0) continue;
     sort_by_feature(&m);
     SG_CHECK(sg_grow((void **)&out->c, &out->cap, out->n + m.n, sizeof *out->c, "contacts"));
     for (int p = 0; p < m.n; ++p) {
@@ -199,7 +207,7 @@ sg_err sg_find_contacts(const sg_scene *s, double margin, double dt, sg_broadpha
       if (bp->meet_normal && m.n == 1 && sg_body_is_rigid_sphere(s, i) && sg_body_is_rigid_sphere(s, j)) {
         double d_a[3];
         sg_pair_displacement(s, j, i, dt, d_a);
-        sg_meet_spheres(ga.pos, gb.pos, ga.size[0], gb.size[0], d_a, c);
+        sg_meet_spheres(s->state.pos + 3 * i, s->state.pos + 3 * j, s->size[3 * i], s->size[3 * j], d_a, c);
       }
     }
   }

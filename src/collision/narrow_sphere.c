@@ -20,11 +20,15 @@ int sg_narrow_sphere_pair(const double *ca, double ra, const double *cb, double 
   return 1;
 }
 
-int sg_collide_sphere_sphere(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out) {
+int sg_collide_sphere_centres(const double *ca, double ra, const double *cb, double rb, double margin, sg_manifold *out) {
   static const double up[3] = {0, 0, 1};
   out->n = 0;
-  sg_narrow_sphere_pair(a->pos, a->size[0], b->pos, b->size[0], up, margin, 0, out);
+  sg_narrow_sphere_pair(ca, ra, cb, rb, up, margin, 0, out);
   return out->n;
+}
+
+int sg_collide_sphere_sphere(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out) {
+  return sg_collide_sphere_centres(a->pos, a->size[0], b->pos, b->size[0], margin, out);
 }
 
 int sg_collide_sphere_capsule(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out) {
