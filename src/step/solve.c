@@ -4,7 +4,8 @@
  * their warm starts, every rank receives the whole problem in the one-rank order (subsystems by
  * global id, constraints by contact identity) with the subsystems' owners, the solver runs on it,
  * and each rank takes back the answer of its own subsystems and constraints. Then the solved motion
- * is checked for contacts it meets that the problem lacks (recheck.c), and the step solved again. */
+ * is checked for contacts it meets that the problem lacks (recheck.c), and the step solved again from
+ * the solved motion and multipliers (the new contacts' at 0). */
 #include <math.h>
 #include <string.h>
 #include "signorini/assemble.h"
@@ -64,11 +65,10 @@ static sg_err solve_whole(sg_stepper *st, sg_solve_info *info) {
   return sg_error_collective(st->comm, take_back(st));
 }
 
-/* Solve from vhat = the current velocities (ghosts' too) and st->lambda. */
+/* Solve from vhat = st->v (ghosts' too) and st->lambda. */
 static sg_err solve_once(sg_stepper *st, sg_solve_info *info) {
   const sg_scene *s = st->s;
   const sg_problem *p = &st->prob;
-  sg_stepper_warm_start_velocity(st);
   if (st->size > 1 && st->solver->ops->layout == SG_SOLVER_WHOLE) SG_CHECK(solve_whole(st, info));
   else SG_CHECK(sg_solver_solve(st->solver, p, st->v, st->lambda, info));
   /* the next solve starts from this one's final penalty, as it starts from its lambda */
@@ -135,6 +135,7 @@ static int recheck_can_add(const sg_stepper *st, const double *vhat) {
 }
 
 sg_err sg_stepper_solve(sg_stepper *st, sg_solve_info *info, sg_step_stats *stats) {
+  sg_stepper_warm_start_velocity(st);
   SG_CHECK(solve_once(st, info));
   for (int round = 0; round < st->prm.recheck; ++round) {
     double *vhat, tc = MPI_Wtime();
@@ -152,6 +153,7 @@ sg_err sg_stepper_solve(sg_stepper *st, sg_solve_info *info, sg_step_stats *stat
     sg_err err = sg_stepper_recheck_add(st);
     if (!err) err = sg_stepper_assemble(st);
     SG_CHECK(sg_error_collective(st->comm, err));
+    sg_stepper_warm_start_solved(st, vhat);
     SG_CHECK(solve_once(st, info));
     info->iterations += iterations;
     info->recoveries += recoveries;

@@ -101,6 +101,11 @@ sg_err sg_stepper_solved_motion(sg_stepper *st, double **vhat_si);
 sg_err sg_stepper_metric(sg_stepper *st, long long *n_contacts, double *residual);
 /* warm_start.c */
 void sg_stepper_warm_start_velocity(sg_stepper *st);
+/* The added solve of a step (solve.c) goes on from the first: a moving rigid body starts from its solved
+ * motion vhat_si (SI, 6 per body; a ghost's is its owner's, so the start is the same on any P), which
+ * agrees with the multipliers the solve keeps (SubADMM takes its slacks z^0 = J vhat^0 from it); other
+ * bodies as sg_stepper_warm_start_velocity (a tree's 6 numbers do not hold its links' motion). */
+void sg_stepper_warm_start_solved(sg_stepper *st, const double *vhat_si);
 void sg_stepper_warm_start_lambda(sg_stepper *st);
 /* The warm entry of contact c, NULL if none: contacts taken in their sorted order, *cursor (start
  * it at 0) advancing with them. */

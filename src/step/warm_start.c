@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "signorini/assemble.h"
+#include "signorini/body_kind.h"
 #include "step/stepper_internal.h"
 
 int sg_warm_entry_cmp(const void *a, const void *b) {
@@ -65,6 +66,16 @@ void sg_stepper_warm_start_velocity(sg_stepper *st) {
   for (int i = 0; i < s->n; ++i)
     if (st->sub_of_body[i] >= 0)
       sg_body_kind_of(s, i)->velocity_in_units(s, i, &st->units, st->v + st->prob.sub_off[st->sub_of_body[i]]);
+}
+
+void sg_stepper_warm_start_solved(sg_stepper *st, const double *vhat_si) {
+  const sg_scene *s = st->s;
+  for (int i = 0; i < s->n; ++i) {
+    if (st->sub_of_body[i] < 0) continue;
+    double *v = st->v + st->prob.sub_off[st->sub_of_body[i]];
+    if (s->fixed[i] == SG_MOVING && s->kind[i] == SG_BODY_RIGID6) sg_rigid_velocity_to_units(&st->units, vhat_si + 6 * i, v);
+    else sg_body_kind_of(s, i)->velocity_in_units(s, i, &st->units, v);
+  }
 }
 
 const sg_warm_entry *sg_stepper_warm_next(const sg_stepper *st, const sg_contact *c, int *cursor) {
