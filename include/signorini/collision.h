@@ -77,8 +77,10 @@ void sg_broadphase_destroy(sg_broadphase *bp);
  * motion: the distance of the segment x_j - x_i + t dt (v_j - v_i), t in [0, 1], from the origin
  * below R_i + R_j + margin (tighter than |x_j - x_i| < R_i + R_j + margin + dt |v_j - v_i|, which
  * it implies); a plane, and a box grown by its own rotation sweep, test that segment against
- * their faces instead or as well. With stops, the same along each displacement of
- * sg_pair_displacements. Symmetric in i and j, bit for bit. */
+ * their faces instead or as well; a wall of revolution with a sphere, the sphere's distance to the
+ * wall less the segment's length (a silo's shell is not a candidate of every grain in it). With
+ * stops, the same along each displacement of sg_pair_displacements. Symmetric in i and j, bit for
+ * bit. */
 int sg_pair_may_touch(const sg_scene *s, int i, int j, double margin, double dt, int stops);
 
 /* World placement of body i (R from its quaternion). */

@@ -57,5 +57,8 @@ int sg_collide_sphere_revolved(const sg_geom *a, const sg_geom *b, double margin
 /* The meridian of a wall of revolution: the segment from (rho0, z0) to (rho1, z1) in the
  * (distance from the local z axis, local z) half-plane that the wall sweeps around the axis. */
 void sg_revolved_meridian(const sg_geom *g, double p0[2], double p1[2]);
+/* Distance from the point pos to the wall of revolution g (its surface: the gap of a sphere centred
+ * there is this minus its radius, as sg_collide_sphere_revolved measures it). */
+double sg_revolved_distance(const sg_geom *g, const double *pos);
 
 #endif

@@ -78,6 +78,25 @@ static int box_meets_segment(const sg_scene *s, int k, const double *x, const do
   return 1;
 }
 
+/* Can a sphere centred on the segment x + t d come within r of wall of revolution k? Its distance
+ * to the wall changes by at most |d| along the segment, so the start's distance less |d| bounds it
+ * (padded beyond the roundings of the narrow phase, which measures the same distance). */
+static int revolved_within(double dist, const double *d, double r) {
+  const double reach = r + v3_norm(d);
+  return dist < reach + 1e-9 * (reach + dist);
+}
+
+static int revolved_meets_segment(const sg_scene *s, int k, const double *x, const double *d, double r) {
+  sg_geom wall;
+  sg_scene_geom(s, k, &wall);
+  return revolved_within(sg_revolved_distance(&wall, x), d, r);
+}
+
+/* A wall of revolution w and a sphere o (the pairs sg_scene_validate allows beside such walls). */
+static int revolved_with_sphere(const sg_scene *s, int w, int o) {
+  return sg_shape_is_revolved(s->shape[w]) && s->shape[o] == SG_SHAPE_SPHERE;
+}
+
 /* The test along one displacement d of j relative to i (i, j in canonical order). */
 static int touches_along(const sg_scene *s, int i, int j, double ri, double rj, double margin, double dt, const double *d) {
   double back[3], p[3];
@@ -97,6 +116,10 @@ static int touches_along(const sg_scene *s, int i, int j, double ri, double rj, 
   if (s->shape[i] == SG_SHAPE_BOX && !box_meets_segment(s, i, xj, d, rj + margin + sg_body_rotation_sweep(s, i, dt)))
     return 0;
   if (s->shape[j] == SG_SHAPE_BOX && !box_meets_segment(s, j, xi, back, ri + margin + sg_body_rotation_sweep(s, j, dt)))
+    return 0;
+  if (revolved_with_sphere(s, i, j) && !revolved_meets_segment(s, i, xj, d, rj + margin + sg_body_rotation_sweep(s, i, dt)))
+    return 0;
+  if (revolved_with_sphere(s, j, i) && !revolved_meets_segment(s, j, xi, back, ri + margin + sg_body_rotation_sweep(s, j, dt)))
     return 0;
   return 1;
 }
@@ -480,20 +503,23 @@ static sg_err cross_level_pairs(const grid *g, sg_broadphase *bp) {
   return SG_OK;
 }
 
-/* A box's world bounds, for a prefilter of the exact test: its centre, and by axis the world
- * extent of a unit of its half sizes and of a unit of growth along its axes (sum_c |R_ac|). */
+/* What an oversized body's prefilters of the exact test need, made once for all its pairs: a box's
+ * centre, and by axis the world extent of a unit of its half sizes and of a unit of growth along its
+ * axes (sum_c |R_ac|); a wall of revolution's geometry. */
 typedef struct {
-  int is_box;
+  int is_box, is_revolved;
   double sweep;                    /* its rotation sweep over the step */
   double extent[3], per_growth[3];
+  sg_geom wall;
 } box_bounds;
 
 static void box_bounds_of(const sg_scene *s, int b, double dt, box_bounds *bb) {
-  *bb = (box_bounds){.is_box = s->shape[b] == SG_SHAPE_BOX};
+  *bb = (box_bounds){.is_box = s->shape[b] == SG_SHAPE_BOX, .is_revolved = sg_shape_is_revolved(s->shape[b])};
+  bb->sweep = sg_body_rotation_sweep(s, b, dt);
+  if (bb->is_revolved) sg_scene_geom(s, b, &bb->wall);
   if (!bb->is_box) return;
   double R[9];
   quat_to_mat(R, s->state.quat + 4 * b);
-  bb->sweep = sg_body_rotation_sweep(s, b, dt);
   for (int a = 0; a < 3; ++a) {
     bb->extent[a] = bb->per_growth[a] = 0;
     for (int c = 0; c < 3; ++c) {
@@ -529,6 +555,20 @@ static int box_may_meet(const grid *g, int b, const box_bounds *bb, int i) {
   return 0;
 }
 
+/* Can the exact test accept wall of revolution b with body i? False only when the test that
+ * revolved_meets_segment makes (from the same geometry: the same distances) rejects a sphere i along
+ * every displacement of the pair. */
+static int revolved_may_meet(const grid *g, int b, const box_bounds *bb, int i) {
+  const sg_scene *s = g->s;
+  if (!bb->is_revolved || s->shape[i] != SG_SHAPE_SPHERE) return 1;
+  double d[3][3];
+  int nd = sg_pair_displacements(s, b, i, g->dt, g->stops, d);
+  const double dist = sg_revolved_distance(&bb->wall, s->state.pos + 3 * i);
+  for (int k = 0; k < nd; ++k)
+    if (revolved_within(dist, d[k], g->body[i].radius + g->margin + bb->sweep)) return 1;
+  return 0;
+}
+
 /* Oversized bodies against every other body, pairs of two oversized bodies once. */
 static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
   const sg_scene *s = g->s;
@@ -541,7 +581,7 @@ static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
     box_bounds_of(s, b, g->dt, &bb);
     for (int i = 0; i < s->n; ++i) {
       if (i == b || (g->body[i].level < 0 && i < b)) continue;
-      if (box_may_meet(g, b, &bb, i) && may_touch(s, i, b, g->body[i].radius, g->body[b].radius, g->margin, g->dt, g->stops))
+      if (box_may_meet(g, b, &bb, i) && revolved_may_meet(g, b, &bb, i) && may_touch(s, i, b, g->body[i].radius, g->body[b].radius, g->margin, g->dt, g->stops))
         SG_CHECK(push_pair(bp, i, b));
     }
   }

@@ -28,19 +28,34 @@ static double meridian_closest(const double p0[2], const double p1[2], const dou
   return t;
 }
 
+/* Point x in the wall's meridian plane (rho, local z) and in the wall's frame (c); the closest
+ * point q of the meridian, its parameter t; returns the distance from x to the wall. */
+static double revolved_closest(const sg_geom *b, const double *pos, double c[3], double x[2], double q[2], double *t) {
+  double rel[3], p0[2], p1[2];
+  v3_sub(rel, pos, b->pos);
+  m3t_mul_v(c, b->R, rel);
+  x[0] = hypot(c[0], c[1]);
+  x[1] = c[2];
+  sg_revolved_meridian(b, p0, p1);
+  *t = meridian_closest(p0, p1, x, q);
+  return hypot(x[0] - q[0], x[1] - q[1]);
+}
+
+double sg_revolved_distance(const sg_geom *b, const double *pos) {
+  double c[3], x[2], q[2], t;
+  return revolved_closest(b, pos, c, x, q, &t);
+}
+
 int sg_collide_sphere_revolved(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out) {
   out->n = 0;
-  double rel[3], c[3];
-  v3_sub(rel, a->pos, b->pos);
-  m3t_mul_v(c, b->R, rel); /* centre in the wall's frame */
-  double rho = hypot(c[0], c[1]);
+  double c[3], x[2], q[2], t, p0[2], p1[2];
+  const double dist = revolved_closest(b, a->pos, c, x, q, &t); /* c: the centre in the wall's frame */
+  const double rho = x[0];
   /* the centre's meridian direction; on the axis every direction is one: take local x */
   double er[3] = {1, 0, 0};
   if (rho > 0) { er[0] = c[0] / rho; er[1] = c[1] / rho; }
-  double p0[2], p1[2], q[2], x[2] = {rho, c[2]};
   sg_revolved_meridian(b, p0, p1);
-  double t = meridian_closest(p0, p1, x, q);
-  double n2[2] = {x[0] - q[0], x[1] - q[1]}, dist = hypot(n2[0], n2[1]);
+  double n2[2] = {x[0] - q[0], x[1] - q[1]};
   double gap = dist - a->size[0];
   if (!(gap < margin)) return 0;
   if (dist > 1e-12 * a->size[0]) {
