@@ -52,7 +52,8 @@ int sg_contact_key_cmp(const sg_contact *x, const sg_contact *y);
  * With a skin (the Verlet list of molecular dynamics) a scene whose bodies all sweep less than
  * skin / 2 keeps the grid's pairs within margin + skin of each other, and the following calls test
  * only those, while the same bodies have each moved and swept less than skin / 2 since: the same
- * pairs at a fraction of the cost when a scene is nearly at rest. */
+ * pairs at a fraction of the cost when a scene is nearly at rest. With sg_broadphase.changed, only
+ * the pairs of at least one flagged body (the recheck's bodies whose motion the solve changed). */
 typedef struct sg_pair_order sg_pair_order;
 typedef struct {
   int n, cap;
@@ -62,6 +63,8 @@ typedef struct {
   int stops;                       /* also the pairs that meet while the solve stops one of them */
   int meet_normal;                 /* two spheres' contacts where they meet (sg_meet_spheres) */
   double skin;                     /* > 0: keep the pairs within margin + skin between steps (below) */
+  const unsigned char *changed;    /* NULL, or only the pairs with a body k of changed[k] != 0 (the
+                                    * bodies of the scene as called, not periodic images) */
   long long calls, listed, lists_made; /* searches, those answered from the kept list, lists made */
 } sg_broadphase;
 

@@ -12,7 +12,8 @@
  * no sort. Work and memory go with the cells entered and the pairs examined, about linear in N.
  * In a cell c both entered, that corner max(lo_i, lo_j) is c exactly where, axis by axis, c is
  * the lowest cell of one of them; each entry of a cell carries those three bits of its body
- * (corner_bits), so most candidates are dismissed without reading the other body.
+ * (corner_bits), so most candidates are dismissed without reading the other body; and a fourth, its
+ * body's sg_broadphase.changed flag, which dismisses the pairs of two unflagged bodies alike.
  *
  * A body whose swept box would enter more than SG_MAX_CELLS cells goes up to a coarser level,
  * cells of edge 2^l h, the first where it enters no more. A body also looks up, without entering
@@ -210,7 +211,8 @@ struct sg_broadphase_work {
   int *big, n_big;       /* the oversized bodies */
   double *scratch;       /* medians */
   int *entry_cell;       /* the cells entered, body by body, in FOR_CELLS order */
-  int *cell_body;        /* the entries of each cell, cell by cell, by ascending body: body << 3 | corner_bits */
+  int *cell_body;        /* the entries of each cell, cell by cell, by ascending body: body << 4 | CHANGED_BIT | corner_bits */
+  const unsigned char *changed; /* sg_broadphase.changed */
   int *count, *start;    /* bodies of cell k: cell_body[start[k] .. start[k] + count[k]) */
   int n_cells;
   cell_slot *slots;
@@ -359,6 +361,11 @@ static int on_grid(const grid *g, const box3 *b) {
   return 1;
 }
 
+/* A cell entry's flag of a body of sg_broadphase.changed (set for every body when there is none). */
+#define CHANGED_BIT 8
+
+static int changed_bit(const grid *g, int i) { return !g->changed || g->changed[i] ? CHANGED_BIT : 0; }
+
 /* Bit k set: cell c is the lowest of the range lo on axis k. */
 static int corner_bits(const int64_t *c, const int64_t *lo) {
   return (c[0] == lo[0]) | (c[1] == lo[1]) << 1 | (c[2] == lo[2]) << 2;
@@ -425,7 +432,8 @@ static sg_err fill_cells(grid *g) {
     if (b->level < 0) continue;
     const int *cell = g->entry_cell + b->first_entry;
     int64_t c[3];
-    FOR_CELLS(c, b->lo, b->hi) g->cell_body[g->start[*cell++]++] = i << 3 | corner_bits(c, b->lo);
+    const int flag = changed_bit(g, i);
+    FOR_CELLS(c, b->lo, b->hi) g->cell_body[g->start[*cell++]++] = i << 4 | flag | corner_bits(c, b->lo);
   }
   for (int k = 0; k < g->n_cells; ++k) g->start[k] -= g->count[k];
   return SG_OK;
@@ -463,13 +471,13 @@ static sg_err examine(const grid *g, int i, int j, sg_broadphase *bp) {
   return SG_OK;
 }
 
-/* Body i (corner bits `corner` in this cell) against the bodies of the cell stored after body
- * `after`, each examined here only when the cell holds the lower corner of the two: on every axis
- * the lowest cell of one of them. */
-static sg_err examine_cell(const grid *g, int i, int corner, int cell, int after, sg_broadphase *bp) {
+/* Body i (corner bits and changed flag `bits` in this cell) against the bodies of the cell stored
+ * after body `after`, each examined here only when the cell holds the lower corner of the two (on
+ * every axis the lowest cell of one of them) and one of the two is flagged. */
+static sg_err examine_cell(const grid *g, int i, int bits, int cell, int after, sg_broadphase *bp) {
   const int *entry = g->cell_body + g->start[cell];
-  for (int m = g->count[cell] - 1; m >= 0 && entry[m] >> 3 > after; --m)
-    if (((entry[m] | corner) & 7) == 7) SG_CHECK(examine(g, i, entry[m] >> 3, bp));
+  for (int m = g->count[cell] - 1; m >= 0 && entry[m] >> 4 > after; --m)
+    if (((entry[m] | bits) & 7) == 7 && (entry[m] | bits) & CHANGED_BIT) SG_CHECK(examine(g, i, entry[m] >> 4, bp));
   return SG_OK;
 }
 
@@ -480,7 +488,8 @@ static sg_err same_level_pairs(const grid *g, sg_broadphase *bp) {
     if (b->level < 0) continue;
     int64_t c[3];
     const int *cell = g->entry_cell + b->first_entry;
-    FOR_CELLS(c, b->lo, b->hi) SG_CHECK(examine_cell(g, i, corner_bits(c, b->lo), *cell++, i, bp));
+    const int flag = changed_bit(g, i);
+    FOR_CELLS(c, b->lo, b->hi) SG_CHECK(examine_cell(g, i, flag | corner_bits(c, b->lo), *cell++, i, bp));
   }
   return SG_OK;
 }
@@ -490,13 +499,14 @@ static sg_err cross_level_pairs(const grid *g, sg_broadphase *bp) {
   for (int i = 0; i < g->s->n; ++i) {
     const grid_body *b = &g->body[i];
     if (b->level < 0 || !(g->levels_used >> (b->level + 1))) continue; /* no coarser level in use */
+    const int flag = changed_bit(g, i);
     for (int level = b->level + 1; level <= SG_MAX_LEVEL; ++level) {
       if (!(g->levels_used >> level & 1u)) continue;
       int64_t lo[3], hi[3], c[3];
       cell_range(g, &b->box, level, lo, hi);
       FOR_CELLS(c, lo, hi) {
         int cell = g->slots[slot_of(g, cell_key(level, c))].cell;
-        if (cell >= 0) SG_CHECK(examine_cell(g, i, corner_bits(c, lo), cell, -1, bp));
+        if (cell >= 0) SG_CHECK(examine_cell(g, i, flag | corner_bits(c, lo), cell, -1, bp));
       }
     }
   }
@@ -580,7 +590,7 @@ static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
     box_bounds bb;
     box_bounds_of(s, b, g->dt, &bb);
     for (int i = 0; i < s->n; ++i) {
-      if (i == b || (g->body[i].level < 0 && i < b)) continue;
+      if (i == b || (g->body[i].level < 0 && i < b) || !(changed_bit(g, i) | changed_bit(g, b))) continue;
       if (box_may_meet(g, b, &bb, i) && revolved_may_meet(g, b, &bb, i) && may_touch(s, i, b, g->body[i].radius, g->body[b].radius, g->margin, g->dt, g->stops))
         SG_CHECK(push_pair(bp, i, b));
     }
@@ -591,8 +601,8 @@ static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
 static sg_err grid_reserve(sg_broadphase *bp, const sg_scene *s) {
   if (!bp->work && !(bp->work = sg_calloc(1, sizeof *bp->work, "broad-phase scratch"))) return SG_ERR_MEM;
   grid *g = bp->work;
-  if (s->n > INT32_MAX >> 3) /* a cell's entry holds the body's index above three corner bits */
-    return sg_error_set(SG_ERR_MEM, "too many bodies on one rank for the broad phase (%d; at most %d)", s->n, INT32_MAX >> 3);
+  if (s->n > INT32_MAX >> 4) /* a cell's entry holds the body's index above four bits */
+    return sg_error_set(SG_ERR_MEM, "too many bodies on one rank for the broad phase (%d; at most %d)", s->n, INT32_MAX >> 4);
   SG_CHECK(sg_grow((void **)&g->body, &g->cap_body, s->n, sizeof *g->body, "grid bodies"));
   SG_CHECK(sg_grow((void **)&g->big, &g->cap_big, s->n, sizeof *g->big, "oversized bodies"));
   return sg_grow((void **)&g->scratch, &g->cap_scratch, s->n, sizeof *g->scratch, "broad-phase medians");
@@ -638,8 +648,8 @@ static int list_may_start(const grid *g, double skin) {
   return 1;
 }
 
-/* The grid's static pairs within margin + skin as the kept list, with what it was made for. The
- * grid runs with that margin (cells wider by skin) and no sweep; the levels of this call's
+/* The grid's static pairs within margin + skin as the kept list, with what it was made for (all of
+ * them, whatever sg_broadphase.changed). The grid runs with that margin (cells wider by skin) and no sweep; the levels of this call's
  * classification are then restored. No list when a body the list should hold was left off that
  * grid (a position too far to number). */
 static sg_err make_list(grid *g, sg_broadphase *bp, double skin) {
@@ -653,7 +663,9 @@ static sg_err make_list(grid *g, sg_broadphase *bp, double skin) {
   g->h = h + skin; /* classify_by_size's 2 r_max + margin at the wider margin */
   g->dt = 0;
   g->listing = 1;
+  g->changed = NULL; /* the list holds every pair; the call's filter applies to what it gives */
   sg_err err = grid_pairs(g, bp);
+  g->changed = bp->changed;
   int all_placed = 1;
   for (int i = 0; i < s->n; ++i) {
     all_placed &= g->big0[i] || g->body[i].level >= 0;
@@ -685,6 +697,7 @@ static sg_err pairs_from_list(const grid *g, sg_broadphase *bp) {
   const sg_scene *s = g->s;
   for (int k = 0; k < g->n_list; ++k) {
     const int i = g->list[2 * k], j = g->list[2 * k + 1];
+    if (!(changed_bit(g, i) | changed_bit(g, j))) continue;
     if (may_touch(s, i, j, g->body[i].radius, g->body[j].radius, g->margin, g->dt, g->stops)) SG_CHECK(push_pair(bp, i, j));
   }
   return SG_OK;
@@ -718,6 +731,7 @@ sg_err sg_broadphase_pairs(sg_broadphase *bp, const sg_scene *s, double margin, 
   g->margin = margin;
   g->dt = dt;
   g->stops = bp->stops;
+  g->changed = bp->changed;
   bp->calls++;
   classify_by_size(g);
   int listed;

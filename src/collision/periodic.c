@@ -144,10 +144,13 @@ sg_err sg_find_contacts_periodic(sg_scene *s, double margin, double dt, sg_broad
                                  sg_contacts *out) {
   double L[3];
   if (!sg_scene_period(s, L)) return sg_find_contacts(s, margin, dt, bp, out);
+  const unsigned char *changed = bp->changed;
+  bp->changed = NULL; /* its flags do not cover the images: every pair */
   sg_err err = add_images(s, margin, dt, im);
   if (!err) err = sg_find_contacts(s, margin, dt, bp, out);
   if (!err) err = fold_images(s, im, out);
   s->n = im->n_real;
+  bp->changed = changed;
   return err;
 }
 

@@ -56,14 +56,48 @@ static double gap_after_step(const sg_stepper *st, const double *vhat, const sg_
 }
 
 
-/* The contacts of the motion vhat (SI, 6 per body of s) into st->recheck. */
-static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si) {
+/* Flag the bodies whose pairs the recheck must search when every moving body is a rigid sphere and no
+ * kinematic body turns: the spheres that the solved motion moves more than a quarter margin from where
+ * their start motion does, dt |vhat - v| > margin / 4 (a ghost's vhat is its owner's: the same flags on
+ * every rank), and the walls other than planes. Why the other pairs need no search: a pair that the
+ * step's search did not find stays margin apart along its relative start motion p + t d0, t in [0, 1]
+ * (collision.h: the broad phase rejects only such pairs, and the narrow phase keeps every gap below a
+ * reach >= margin + |d0|). Under vhat the relative motion is p + t d1, |d1 - d0| <= dt |vhat_a - v_a| +
+ * dt |vhat_b - v_b| <= margin / 2 for two unflagged bodies, so they stay half a margin apart along it
+ * (not contacts the solved motion meets; any bound below a margin would do, and a smaller one adds
+ * more of the found contacts with an overlapping one, which saves later added solves), and the
+ * recheck's measure of their overlap sees that: exactly for two spheres (the least gap along the
+ * motion), and for a sphere and a plane (the gap is linear in the motion). A wall's first-order gap is
+ * not bounded so (a sphere passing a box's edge): walls are flagged. So the count of overlaps is the
+ * whole search's; only contacts of two unflagged bodies are not added with them (the next step's search
+ * finds them). */
+static sg_err flag_changed(sg_stepper *st, const double *vhat_si) {
+  const sg_scene *s = st->s;
+  SG_CHECK(sg_grow((void **)&st->recheck_changed, &st->cap_recheck_changed, s->n + 1, 1, "contact recheck"));
+  for (int i = 0; i < s->n; ++i) {
+    double d[3];
+    if (s->fixed[i] != SG_MOVING) {
+      st->recheck_changed[i] = s->shape[i] != SG_SHAPE_PLANE && s->shape[i] != SG_SHAPE_SPHERE;
+      continue;
+    }
+    v3_sub(d, vhat_si + 6 * i, s->state.vel + 6 * i);
+    st->recheck_changed[i] = st->prm.dt * v3_norm(d) > 0.25 * st->prm.margin;
+  }
+  return SG_OK;
+}
+
+/* The contacts of the motion vhat (SI, 6 per body of s) into st->recheck: with spheres_only, those of
+ * the bodies it changed (flag_changed). */
+static sg_err contacts_of_motion(sg_stepper *st, const double *vhat_si, int spheres_only) {
   sg_scene *s = st->s;
   SG_CHECK(sg_grow((void **)&st->recheck_vel, &st->cap_recheck_vel, 6 * s->n + 1, sizeof(double), "contact recheck"));
+  if (spheres_only) SG_CHECK(flag_changed(st, vhat_si));
   memcpy(st->recheck_vel, s->state.vel, 6 * (size_t)s->n * sizeof(double));
   for (int i = 0; i < s->n; ++i)
     if (!s->fixed[i]) memcpy(s->state.vel + 6 * i, vhat_si + 6 * i, 6 * sizeof(double));
+  st->bp.changed = spheres_only ? st->recheck_changed : NULL;
   sg_err err = sg_find_contacts_periodic(s, st->prm.margin, st->prm.dt, &st->bp, &st->images, &st->recheck);
+  st->bp.changed = NULL;
   memcpy(s->state.vel, st->recheck_vel, 6 * (size_t)s->n * sizeof(double)); /* the step starts from these */
   return err;
 }
@@ -115,9 +149,9 @@ static int walk_new_contacts(sg_stepper *st, const double *vhat, sg_contact *mer
   return n_overlapping;
 }
 
-sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_overlapping) {
+sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int spheres_only, int *n_overlapping) {
   *n_overlapping = 0;
-  SG_CHECK(contacts_of_motion(st, vhat_si)); /* none counted when the search fails */
+  SG_CHECK(contacts_of_motion(st, vhat_si, spheres_only)); /* none counted when the search fails */
   *n_overlapping = walk_new_contacts(st, vhat_si, NULL, NULL);
   return SG_OK;
 }

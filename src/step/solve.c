@@ -110,7 +110,7 @@ sg_err sg_stepper_solved_motion(sg_stepper *st, double **vhat_si) {
  * margin in the step (a sphere under vhat), that gap stays above 0.1 x margin and the recheck can add
  * nothing: its search is skipped, with the answer it would give. A max over ranks: the same
  * decision everywhere. */
-static int recheck_can_add(const sg_stepper *st, const double *vhat) {
+static int recheck_can_add(const sg_stepper *st, const double *vhat, int *spheres_only) {
   const sg_scene *s = st->s;
   double bound[2] = {0, 0}; /* the largest point displacement; 1 if a body rules the shortcut out */
   for (int i = 0; i < s->n && !bound[1]; ++i) {
@@ -131,6 +131,7 @@ static int recheck_can_add(const sg_stepper *st, const double *vhat) {
     bound[0] = fmax(bound[0], st->prm.dt * speed);
   }
   if (st->size > 1) MPI_Allreduce(MPI_IN_PLACE, bound, 2, MPI_DOUBLE, MPI_MAX, st->comm); /* exact */
+  *spheres_only = !(bound[1] > 0); /* the recheck's search may then keep to the bodies the solve moved */
   return bound[1] > 0 || !(bound[0] < 0.45 * st->prm.margin);
 }
 
@@ -139,13 +140,13 @@ sg_err sg_stepper_solve(sg_stepper *st, sg_solve_info *info, sg_step_stats *stat
   SG_CHECK(solve_once(st, info));
   for (int round = 0; round < st->prm.recheck; ++round) {
     double *vhat, tc = MPI_Wtime();
-    int overlapping = 0;
+    int overlapping = 0, spheres_only = 0;
     SG_CHECK(sg_stepper_solved_motion(st, &vhat));
-    if (!recheck_can_add(st, vhat)) {
+    if (!recheck_can_add(st, vhat, &spheres_only)) {
       sg_timer_add(SG_PHASE_COLLISION, tc);
       break;
     }
-    SG_CHECK(sg_error_collective(st->comm, sg_stepper_recheck_contacts(st, vhat, &overlapping)));
+    SG_CHECK(sg_error_collective(st->comm, sg_stepper_recheck_contacts(st, vhat, spheres_only, &overlapping)));
     MPI_Allreduce(MPI_IN_PLACE, &overlapping, 1, MPI_INT, MPI_SUM, st->comm);
     sg_timer_add(SG_PHASE_COLLISION, tc);
     if (!overlapping) break;

@@ -86,7 +86,7 @@ void sg_stepper_destroy(sg_stepper **pst) {
   sg_contacts_destroy(&st->contacts);
   sg_contacts_destroy(&st->recheck);
   sg_contacts_destroy(&st->merged);
-  free(st->recheck_vel); free(st->merged_lambda); free(st->solved_vel); free(st->roll);
+  free(st->recheck_vel); free(st->merged_lambda); free(st->solved_vel); free(st->roll); free(st->recheck_changed);
   free(st->stress); free(st->stress_gid);
   sg_problem_destroy(&st->prob);
   sg_whole_problem_destroy(&st->whole);

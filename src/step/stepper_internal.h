@@ -69,6 +69,8 @@ struct sg_stepper {
   sg_contacts recheck, merged;
   double *recheck_vel, *merged_lambda, *solved_vel;
   int cap_recheck_vel, cap_merged_lambda, cap_solved_vel;
+  unsigned char *recheck_changed; /* bodies whose motion the solve changed (recheck.c) */
+  int cap_recheck_changed;
   /* stress moments (stress.c): per owned moving body, in gid order, when kept */
   int keep_stress, n_stress, cap_stress, cap_stress_gid;
   double *stress;
@@ -127,8 +129,11 @@ void sg_stepper_integrate(sg_stepper *st);
 /* recheck.c: search the contacts that the solved motion (vhat in SI, 6 per body of s, bodies not
  * solved here included) brings within reach and st->contacts lacks; *n_overlapping on this rank:
  * how many of them end the step overlapping by more than 0.1 margin under that motion. When a rank
- * has one, every rank adds them (sg_stepper_recheck_add), assembles and solves again. */
-sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int *n_overlapping);
+ * has one, every rank adds them (sg_stepper_recheck_add), assembles and solves again. With
+ * spheres_only (every moving body a rigid sphere and no kinematic body turning: the same decision on
+ * every rank), only the pairs of a body whose solved motion moves it a quarter margin from where its
+ * start motion does (and of walls other than planes): the others cannot overlap (recheck.c). */
+sg_err sg_stepper_recheck_contacts(sg_stepper *st, const double *vhat_si, int spheres_only, int *n_overlapping);
 /* The contacts of the last search added to st->contacts with lambda 0 (st->lambda, in the problem's
  * units, keeps the others' in the merged order, which stays canonical). */
 sg_err sg_stepper_recheck_add(sg_stepper *st);
