@@ -481,15 +481,31 @@ static sg_err examine_cell(const grid *g, int i, int bits, int cell, int after, 
   return SG_OK;
 }
 
-/* Pairs of bodies of the same level: each body against the later bodies of the cells it entered. */
+/* Flagged body i (corner bits `corner` in this cell) against every other body of the cell, in either
+ * order (with sg_broadphase.changed an unflagged body looks at no cell), but the flagged ones stored
+ * before it, whose own look finds the pair. */
+static sg_err examine_cell_flagged(const grid *g, int i, int corner, int cell, sg_broadphase *bp) {
+  const int *entry = g->cell_body + g->start[cell];
+  for (int m = 0; m < g->count[cell]; ++m) {
+    const int j = entry[m] >> 4;
+    if (j == i || (j < i && entry[m] & CHANGED_BIT)) continue;
+    if (((entry[m] | corner) & 7) == 7) SG_CHECK(examine(g, i, j, bp));
+  }
+  return SG_OK;
+}
+
+/* Pairs of bodies of the same level: each body against the later bodies of the cells it entered
+ * (with sg_broadphase.changed, each flagged body against the others). */
 static sg_err same_level_pairs(const grid *g, sg_broadphase *bp) {
   for (int i = 0; i < g->s->n; ++i) {
     const grid_body *b = &g->body[i];
-    if (b->level < 0) continue;
+    if (b->level < 0 || !changed_bit(g, i)) continue;
     int64_t c[3];
     const int *cell = g->entry_cell + b->first_entry;
-    const int flag = changed_bit(g, i);
-    FOR_CELLS(c, b->lo, b->hi) SG_CHECK(examine_cell(g, i, flag | corner_bits(c, b->lo), *cell++, i, bp));
+    FOR_CELLS(c, b->lo, b->hi) {
+      const int corner = corner_bits(c, b->lo);
+      SG_CHECK(g->changed ? examine_cell_flagged(g, i, corner, *cell++, bp) : examine_cell(g, i, CHANGED_BIT | corner, *cell++, i, bp));
+    }
   }
   return SG_OK;
 }
