@@ -537,10 +537,10 @@ typedef struct {
   double sweep;                    /* its rotation sweep over the step */
   double extent[3], per_growth[3];
   sg_geom wall;
-} box_bounds;
+} oversized_bounds;
 
-static void box_bounds_of(const sg_scene *s, int b, double dt, box_bounds *bb) {
-  *bb = (box_bounds){.is_box = s->shape[b] == SG_SHAPE_BOX, .is_revolved = sg_shape_is_revolved(s->shape[b])};
+static void oversized_bounds_of(const sg_scene *s, int b, double dt, oversized_bounds *bb) {
+  *bb = (oversized_bounds){.is_box = s->shape[b] == SG_SHAPE_BOX, .is_revolved = sg_shape_is_revolved(s->shape[b])};
   bb->sweep = sg_body_rotation_sweep(s, b, dt);
   if (bb->is_revolved) sg_scene_geom(s, b, &bb->wall);
   if (!bb->is_box) return;
@@ -557,7 +557,7 @@ static void box_bounds_of(const sg_scene *s, int b, double dt, box_bounds *bb) {
 
 /* Does i's centre moving by d miss the world box around b's grown slabs? (Padded well beyond the
  * roundings of either computation.) */
-static int misses_box_bounds(const grid *g, int b, const box_bounds *bb, int i, const double *d) {
+static int misses_box_bounds(const grid *g, int b, const oversized_bounds *bb, int i, const double *d) {
   const sg_scene *s = g->s;
   double grow = g->body[i].radius + g->margin + bb->sweep;
   for (int a = 0; a < 3; ++a) {
@@ -572,7 +572,7 @@ static int misses_box_bounds(const grid *g, int b, const box_bounds *bb, int i, 
 /* Can the exact test accept box b with body i? False only when every segment that box_meets_segment
  * clips (i's centre moving by each displacement of the pair) misses the world box around b's
  * grown slabs; a plane i takes the plane test, not the box's. */
-static int box_may_meet(const grid *g, int b, const box_bounds *bb, int i) {
+static int box_may_meet(const grid *g, int b, const oversized_bounds *bb, int i) {
   if (!bb->is_box || g->s->shape[i] == SG_SHAPE_PLANE) return 1;
   double d[3][3];
   int nd = sg_pair_displacements(g->s, b, i, g->dt, g->stops, d);
@@ -584,7 +584,7 @@ static int box_may_meet(const grid *g, int b, const box_bounds *bb, int i) {
 /* Can the exact test accept wall of revolution b with body i? False only when the test that
  * revolved_meets_segment makes (from the same geometry: the same distances) rejects a sphere i along
  * every displacement of the pair. */
-static int revolved_may_meet(const grid *g, int b, const box_bounds *bb, int i) {
+static int revolved_may_meet(const grid *g, int b, const oversized_bounds *bb, int i) {
   const sg_scene *s = g->s;
   if (!bb->is_revolved || s->shape[i] != SG_SHAPE_SPHERE) return 1;
   double d[3][3];
@@ -603,8 +603,8 @@ static sg_err oversized_pairs(grid *g, sg_broadphase *bp) {
     if (g->body[i].level < 0) g->big[g->n_big++] = i;
   for (int k = 0; k < g->n_big; ++k) {
     int b = g->big[k];
-    box_bounds bb;
-    box_bounds_of(s, b, g->dt, &bb);
+    oversized_bounds bb;
+    oversized_bounds_of(s, b, g->dt, &bb);
     for (int i = 0; i < s->n; ++i) {
       if (i == b || (g->body[i].level < 0 && i < b) || !(changed_bit(g, i) | changed_bit(g, b))) continue;
       if (box_may_meet(g, b, &bb, i) && revolved_may_meet(g, b, &bb, i) && may_touch(s, i, b, g->body[i].radius, g->body[b].radius, g->margin, g->dt, g->stops))
