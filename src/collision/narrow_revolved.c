@@ -48,13 +48,12 @@ double sg_revolved_distance(const sg_geom *b, const double *pos) {
 
 int sg_collide_sphere_revolved(const sg_geom *a, const sg_geom *b, double margin, sg_manifold *out) {
   out->n = 0;
-  double c[3], x[2], q[2], t, p0[2], p1[2];
+  double c[3], x[2], q[2], t;
   const double dist = revolved_closest(b, a->pos, c, x, q, &t); /* c: the centre in the wall's frame */
   const double rho = x[0];
   /* the centre's meridian direction; on the axis every direction is one: take local x */
   double er[3] = {1, 0, 0};
   if (rho > 0) { er[0] = c[0] / rho; er[1] = c[1] / rho; }
-  sg_revolved_meridian(b, p0, p1);
   double n2[2] = {x[0] - q[0], x[1] - q[1]};
   double gap = dist - a->size[0];
   if (!(gap < margin)) return 0;
@@ -62,6 +61,8 @@ int sg_collide_sphere_revolved(const sg_geom *a, const sg_geom *b, double margin
     n2[0] /= dist;
     n2[1] /= dist;
   } else { /* centre on the wall: the segment's left normal (toward the axis, or up for a ring) */
+    double p0[2], p1[2];
+    sg_revolved_meridian(b, p0, p1);
     double e[2] = {p1[0] - p0[0], p1[1] - p0[1]}, len = hypot(e[0], e[1]);
     n2[0] = -e[1] / len;
     n2[1] = e[0] / len;
