@@ -23,6 +23,7 @@ typedef struct {
   double repartition_imbalance; /* -repartition_imbalance: repartition when iteration time max/mean exceeds it (0: never) */
   int partition_sfc; /* -partition_method sfc: owners from a Hilbert curve in parallel, not METIS on rank 0 */
   int recheck;     /* -contact_recheck: solves added per step for contacts of the solved motion */
+  int recheck_max_it; /* -contact_recheck_max_it: iteration cap of an added solve (0: the solver's own) */
   int sweep_stops; /* -contact_sweep_stops: the search also follows each body of a pair while the other
                       stands still (sg_pair_displacements) */
   int meet_normal; /* -contact_meet_normal: two spheres' contacts taken where they meet within the step

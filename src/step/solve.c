@@ -135,6 +135,16 @@ static int recheck_can_add(const sg_stepper *st, const double *vhat, int *sphere
   return bound[1] > 0 || !(bound[0] < 0.45 * st->prm.margin);
 }
 
+/* An added solve goes on from the solved motion and multipliers (warm_start.c), with one new pair of
+ * bodies for most: it may be given a cap of its own. */
+static sg_err solve_added(sg_stepper *st, sg_solve_info *info) {
+  int main_cap = st->solver->max_it;
+  if (st->prm.recheck_max_it > 0) st->solver->max_it = st->prm.recheck_max_it;
+  sg_err err = solve_once(st, info);
+  st->solver->max_it = main_cap;
+  return err;
+}
+
 sg_err sg_stepper_solve(sg_stepper *st, sg_solve_info *info, sg_step_stats *stats) {
   sg_stepper_warm_start_velocity(st);
   SG_CHECK(solve_once(st, info));
@@ -155,7 +165,7 @@ sg_err sg_stepper_solve(sg_stepper *st, sg_solve_info *info, sg_step_stats *stat
     if (!err) err = sg_stepper_assemble(st);
     SG_CHECK(sg_error_collective(st->comm, err));
     sg_stepper_warm_start_solved(st, vhat);
-    SG_CHECK(solve_once(st, info));
+    SG_CHECK(solve_added(st, info));
     info->iterations += iterations;
     info->recoveries += recoveries;
     stats->resolves++;

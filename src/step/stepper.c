@@ -36,6 +36,9 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
   long recheck = 0;
   SG_CHECK(sg_opt_int("-contact_recheck", 8, 0, 100, "solves added per step for the contacts the solved motion meets and the motion at the start of the step did not (a body stopped within the step by a third one)", &recheck));
   p->recheck = (int)recheck;
+  long recheck_max_it = 0;
+  SG_CHECK(sg_opt_int("-contact_recheck_max_it", 0, 0, 100000000, "iteration cap of each added solve, which goes on from the solved motion (0: -solver_max_it)", &recheck_max_it));
+  p->recheck_max_it = (int)recheck_max_it;
   SG_CHECK(sg_opt_bool("-contact_sweep_stops", 1, "the contact search also follows each body of a pair while the solve holds the other still (a grain that lands stops the ones falling behind it in the same step)", &p->sweep_stops));
   SG_CHECK(sg_opt_bool("-contact_meet_normal", 1, "two spheres' contacts take the normal and gap of where they meet along their motion over the step, not of where they stand at its start (no hold by a neighbour the motion passes)", &p->meet_normal));
   SG_CHECK(sg_opt_bool("-assemble_dense", 0, "store rigid contacts as dense 3x6 Jacobian blocks instead of frame and lever arms (the general path; for comparisons)", &p->dense_jacobians));
