@@ -19,7 +19,9 @@ sg_err sg_step_params_from_options(MPI_Comm comm, const sg_scene *s, sg_step_par
   double hmin = isfinite(p->least_size) ? p->least_size : 0.01;
   SG_CHECK(sg_opt_real("-dt", 1.0 / 240.0, 1e-12, 1e3, "time step (s)", &p->dt));
   SG_CHECK(sg_opt_real("-theta", 0.0, 0.0, 0.999, "theta of paper 002 eq. (2): vhat = theta v_k + (1-theta) v_k+1 (0: implicit, inelastic impacts; 0.5: midpoint)", &p->theta));
-  SG_CHECK(sg_opt_real("-contact_margin", 0.2 * hmin, 0.0, 1e6, "contacts with a gap below this enter the problem (m; default 0.2 x smallest body size)", &p->margin));
+  double margin_factor = 0.2;
+  SG_CHECK(sg_opt_real("-contact_margin_factor", margin_factor, 0.0, 1e3, "the default -contact_margin as a multiple of the smallest body size", &margin_factor));
+  SG_CHECK(sg_opt_real("-contact_margin", margin_factor * hmin, 0.0, 1e6, "contacts with a gap below this enter the problem (m; default -contact_margin_factor x smallest body size)", &p->margin));
   SG_CHECK(sg_opt_real("-contact_skin", 2 * p->margin, 0.0, 1e6, "the contact search keeps the pairs within margin + skin while no body moves skin / 2 (m; default 2 x -contact_margin; 0: a whole search every step)", &p->skin));
   SG_CHECK(sg_opt_real("-contact_erp", 0.2, 0.0, 1.0, "fraction of a penetration removed per step", &p->erp));
   double g = sqrt(s->gravity[0] * s->gravity[0] + s->gravity[1] * s->gravity[1] + s->gravity[2] * s->gravity[2]);
