@@ -6,7 +6,8 @@
 # may stay unused while a mistyped option is still refused; SubADMM with them keeps its bits on 1, 2
 # and 3 ranks; a scene without them (-run_options none) runs with the built-in defaults; an attribute
 # naming a forbidden or malformed option is refused with one line naming file and attribute, and no
-# output is written.
+# output is written. A silo's `-contact_margin_factor 0.3` gives a margin of 0.3 smallest radii, the
+# factor on the command line overrides it and `-contact_margin` overrides both.
 # Arguments: signorini binary, scratch dir. Environment: SG_MPIEXEC.
 source "$(dirname "$0")/cli_lib.sh" "$@"
 
@@ -60,6 +61,25 @@ done
 import h5py, numpy as np
 ref = h5py.File('ranks_1.h5', 'r')['frames/position'][()]
 raise SystemExit(0 if all(np.array_equal(ref, h5py.File(f'ranks_{n}.h5', 'r')['frames/position'][()]) for n in (2, 3)) else 1)
+PY
+
+section "a silo's contact margin"
+sg_run silo_gen "$SG" generate silo -n 150 -o silo.h5
+sg_run silo_info "$SG" info silo.h5
+check "generate silo carries -contact_margin_factor 0.3" grep -q 'run options: .*-contact_margin_factor 0.3' silo_info.out
+for run in scene:"" factor:"-contact_margin_factor 0.2" margin:"-contact_margin 0.0005"; do
+  name=${run%%:*}
+  sg_run margin_$name "$SG" run silo.h5 -o margin_$name.h5 -t_final 0.0084 -checkpoint_every 2 -progress_interval 0 ${run#*:}
+  check "silo run, margin from the $name (exit 0)" [ "$RC" -eq 0 ]
+done
+"$PY" - <<'PY' && pass "the margin: 0.3 smallest radii from the scene, 0.2 with the factor overridden, -contact_margin above both" || fail "the silo's margin"
+import h5py, numpy as np
+b = h5py.File('silo.h5', 'r')['bodies']
+r = float(np.min(b['size'][()][(b['shape'][()] == 0) & (b['fixed'][()] == 0), 0]))  # the grains' smallest radius
+got = {n: float(h5py.File(f'margin_{n}.ckpt.h5', 'r').attrs['contact_margin']) for n in ('scene', 'factor', 'margin')}
+print(f'    smallest radius {r:.4g} m; margins {got}')
+raise SystemExit(0 if np.isclose(got['scene'], 0.3 * r, rtol=1e-12) and np.isclose(got['factor'], 0.2 * r, rtol=1e-12)
+                 and got['margin'] == 0.0005 else 1)
 PY
 
 section "bad attributes"
