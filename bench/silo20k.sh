@@ -17,7 +17,8 @@ mpiexec=${SG_MPIEXEC:-mpiexec --oversubscribe --allow-run-as-root}
 name=${NAME:-out}
 gate=0.25
 mkdir -p "$work" && cd "$work"
-[ -f silo20k.h5 ] || "$bin" generate silo -n 20000 -radius 0.001 -width 0.06 -orifice 0.016 -gate_open $gate \
+# generated every time: a scene left from another build or GEN_ARGS would carry its run options
+"$bin" generate silo -n 20000 -radius 0.001 -width 0.06 -orifice 0.016 -gate_open $gate \
   -gate_speed 0.5 -outflow_depth 0.02 ${GEN_ARGS:-} -o silo20k.h5 > /dev/null
 $mpiexec -n "${RANKS:-2}" "$bin" run silo20k.h5 -o "$name.h5" -t_final $(python3 -c "print($gate + 1)") \
   -progress_interval 0 ${RUN_ARGS:-} > "$name.log"
