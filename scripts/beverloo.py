@@ -11,13 +11,13 @@ For each trajectory (its scene holds the walls and the spheres):
          the spheres whose centre lies in the core of the bed (2 d from the shell, from the floor and
          from the free surface, the 98th percentile of the heights there) over the core's volume;
   W      the mass flow rate through the orifice's plane over the window (scripts/discharge_rate.py),
-         with its standard error;
+         with its standard error (batch means, discharge_rate.fit_rate);
   C      W / (rho_b sqrt(g) (D - k d)^(5/2)) at the given k (default 1.5), Beverloo's coefficient,
          which the literature puts at 0.55-0.65 for spheres (Beverloo et al. 1961; Nedderman 1992).
 With several orifices: the exponent of W against (D - k d) (log-log least squares; 5/2 by the law),
 and C and k from the straight line W^(2/5) = (C rho_b sqrt g)^(2/5) (D - k d) (slope and intercept,
-rho_b the mean). -png plots W^(2/5) against D with that line. -summary prints one line per file
-(for a job's log) instead of the table.
+rho_b the mean), each with the standard error that the W's errors give it. -png plots W^(2/5)
+against D with that line. -summary prints one line per file (for a job's log) instead of the table.
 """
 import os
 import sys
@@ -79,16 +79,32 @@ def measure(path, window, k):
     return dict(path=path, D=D, d=d, R=R, g=g, rho_b=rho_b, W=w, err=err, C=C, window=win, frames=frames)
 
 
+def line_with_errors(x, y, sigma):
+    """Least-squares line y = a x + b (unweighted) and the covariance of (a, b) that independent
+    errors sigma of the y give it: P diag(sigma^2) P^T with P = (A^T A)^-1 A^T."""
+    A = np.vstack([x, np.ones(len(x))]).T
+    P = np.linalg.solve(A.T @ A, A.T)
+    return P @ y, P @ np.diag(sigma ** 2) @ P.T
+
+
 def fit_across(rows, k):
-    """Exponent of W against (D - k d), and C, k from W^(2/5) linear in D."""
+    """Exponent of W against (D - k d), and C, k from W^(2/5) linear in D, with their standard errors
+    from those of the W (the slow fluctuations of a discharge that batch means capture)."""
     D = np.array([r['D'] for r in rows]); W = np.array([r['W'] for r in rows]); d = np.mean([r['d'] for r in rows])
+    err = np.array([r['err'] for r in rows])
     rho_b, g = np.nanmean([r['rho_b'] for r in rows]), rows[0]['g']
     x = D - k * d
-    expo = np.polyfit(np.log(x), np.log(W), 1)[0] if np.all(x > 0) else float('nan')
-    slope, icpt = np.polyfit(D, W ** 0.4, 1)
+    expo, expo_err = float('nan'), float('nan')
+    if np.all(x > 0):
+        (expo, _), cov = line_with_errors(np.log(x), np.log(W), err / W)
+        expo_err = np.sqrt(cov[0, 0])
+    (slope, icpt), cov = line_with_errors(D, W ** 0.4, 0.4 * W ** -0.6 * err)
     C_fit = slope ** 2.5 / (rho_b * np.sqrt(g))
     k_fit = -icpt / slope / d
-    return expo, C_fit, k_fit, slope, icpt
+    C_err = 2.5 * C_fit * np.sqrt(cov[0, 0]) / slope
+    grad = np.array([icpt / (slope ** 2 * d), -1 / (slope * d)])  # dk/d(slope), dk/d(icpt)
+    k_err = np.sqrt(grad @ cov @ grad)
+    return expo, C_fit, k_fit, slope, icpt, (expo_err, C_err, k_err)
 
 
 def plot(rows, fit, png):
@@ -99,7 +115,7 @@ def plot(rows, fit, png):
     fig, ax = plt.subplots(figsize=(6, 4.2))
     ax.plot(D * 1e3, W ** 0.4, 'o', label='signorini')
     if fit:
-        _, C_fit, k_fit, slope, icpt = fit
+        _, C_fit, k_fit, slope, icpt, _ = fit
         dd = np.linspace(0, D.max() * 1.05, 50)
         ax.plot(dd * 1e3, slope * dd + icpt, '--', label=f'fit: C = {C_fit:.3f}, k = {k_fit:.2f}')
     ax.set_xlabel('orifice diameter D (mm)')
@@ -141,8 +157,9 @@ def main(argv):
             print(f"{r['path']:32s} {r['D'] / r['d']:5.1f} {r['rho_b']:7.0f} {r['W'] * 1e3:9.3f} {r['err'] * 1e3:6.3f} {r['C']:6.3f}")
     fit = fit_across(rows, k) if len({round(r['D'], 9) for r in rows}) >= 3 else None
     if fit:
-        print(f'exponent of W against (D - {k:g} d): {fit[0]:.3f} (Beverloo: 2.5); '
-              f'from W^(2/5) linear in D: C = {fit[1]:.3f}, k = {fit[2]:.2f}')
+        expo_err, C_err, k_err = fit[5]
+        print(f'exponent of W against (D - {k:g} d): {fit[0]:.3f} +- {expo_err:.3f} (Beverloo: 2.5); '
+              f'from W^(2/5) linear in D: C = {fit[1]:.3f} +- {C_err:.3f}, k = {fit[2]:.2f} +- {k_err:.2f}')
     if png:
         plot(rows, fit, png)
 

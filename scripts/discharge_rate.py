@@ -5,15 +5,18 @@ Usage: discharge_rate.py [-z Z] [-window T0 T1] [-png FILE] [-label NAME ...] ou
 
 For each trajectory: the discharged mass M(t) = mass of the moving bodies whose centre is below
 z = Z (default 0, the floor of `signorini generate silo`), per frame, plus that of the bodies an
-outflow deleted below Z by then (/deleted); the rate W is the slope of a
-least-squares line through M(t) over the window (default: the second and third quarters of the run,
-after the start-up transient and before the bin runs low), with its standard error from the fit's
-residuals. Prints one line per file: W (kg/s), its standard error, bodies per second, the number of
-frames in the window. -png draws M(t) of every file and the fitted lines."""
+outflow deleted below Z by then (/deleted); the rate W is the slope of a least-squares line
+through M(t) over the window (default: the second and third quarters of the run, after the start-up
+transient and before the bin runs low), with its standard error by batch means (the window's frames
+cut into 5 runs, W fitted in each, their spread over sqrt(5); fit_rate). Prints one line per file:
+W (kg/s), its standard error, bodies per second, the number of frames in the window. -png draws
+M(t) of every file and the fitted lines."""
 import sys
 
 import h5py
 import numpy as np
+
+from batch_error import batch_error
 
 
 def body_table(f):
@@ -52,17 +55,28 @@ def discharged_mass(path, z_plane):
     return t, below @ mass + m_gone, below.sum(axis=1) + n_gone, mass.mean()
 
 
+def line_fit(t, m):
+    """Slope and intercept of the least-squares line through (t, m), and the slope's standard error
+    from the residuals (which takes them as independent)."""
+    A = np.vstack([t, np.ones(len(t))]).T
+    coef, res, _, _ = np.linalg.lstsq(A, m, rcond=None)
+    sigma2 = float(res[0]) / max(len(t) - 2, 1) if res.size else 0.0
+    return coef[0], coef[1], float(np.sqrt(sigma2 * np.linalg.inv(A.T @ A)[0, 0]))
+
+
 def fit_rate(t, m, window):
+    """W over the window, the slope of the least-squares line through M(t), and its standard error
+    by batch means (batch_error.py: W fitted over each fifth of the window's frames). A discharge's
+    rate fluctuates over many frames, so the line's residuals are correlated and their own error
+    understates W's; it is returned where larger, or where the window holds fewer than 9 frames."""
     t0, t1 = window if window else (0.25 * t[-1], 0.75 * t[-1])
     sel = (t >= t0) & (t <= t1)
-    if sel.sum() < 3:
+    n = int(sel.sum())
+    if n < 3:
         sys.exit(f'fewer than 3 frames in the window [{t0:g}, {t1:g}] s')
-    A = np.vstack([t[sel], np.ones(sel.sum())]).T
-    coef, res, _, _ = np.linalg.lstsq(A, m[sel], rcond=None)
-    dof = max(sel.sum() - 2, 1)
-    sigma2 = float(res[0]) / dof if res.size else 0.0
-    cov = sigma2 * np.linalg.inv(A.T @ A)
-    return coef[0], coef[1], float(np.sqrt(cov[0, 0])), int(sel.sum()), (t0, t1)
+    ts, ms = t[sel], m[sel]
+    w, c, line_err = line_fit(ts, ms)
+    return w, c, batch_error(n, lambda k: line_fit(ts[k], ms[k])[0], line_err), n, (t0, t1)
 
 
 def main(argv):

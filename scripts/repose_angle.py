@@ -8,14 +8,16 @@ Per frame of the window (default: the second half of the run): the spheres are s
 drum's axis; the cross-section is cut into columns of one sphere diameter across the middle 60% of
 the drum's diameter, and the free surface in a column is the top of its highest sphere; the angle
 is that of the least-squares line through those tops, from the horizontal. Prints per file the
-mean angle over the frames, its standard error (frames taken as independent), the number of
-frames and the drum's rotation rate and Froude number w^2 R / g. -png draws the last frame's
-cross-section with its fitted surface.
+mean angle over the frames, its standard error (batch means over the frames, which are correlated:
+batch_error.py), the number of frames and the drum's rotation rate and Froude number w^2 R / g.
+-png draws the last frame's cross-section with its fitted surface.
 """
 import sys
 
 import h5py
 import numpy as np
+
+from batch_error import batch_error
 
 SHAPE_SPHERE, SHAPE_CYLINDER = 0, 4
 
@@ -106,7 +108,8 @@ def main(argv):
     print(f'{"file":36s} {"angle (deg)":>11s} {"std err":>8s} {"frames":>6s} {"w (rad/s)":>9s} {"Froude":>8s}')
     for p in files:
         a, R, w, g, last = angles(p, window)
-        err = a.std(ddof=1) / np.sqrt(len(a)) if len(a) > 1 else float('nan')
+        naive = a.std(ddof=1) / np.sqrt(len(a)) if len(a) > 1 else float('nan')
+        err = batch_error(len(a), lambda k: a[k].mean(), naive)
         print(f'{p:36s} {a.mean():11.2f} {err:8.2f} {len(a):6d} {w:9.3f} {w * w * R / g:8.2e}')
     if png:
         plot(files[-1], R, last, png)

@@ -5,10 +5,10 @@
 #     (`scripts/box_silo_stl.py`, `generate silo -bin none -stl`) discharge at the same rate W over
 #     t = 0.2-0.5 s: the mean over two fills (lattice jitter seeds 1 and 2) within 10%. The same
 #     spheres meet the same surfaces; what differs is each contact's feature and rounding, which a
-#     granular flow amplifies. One run's W is no measure: the fit's standard error (0.5-1%) leaves
-#     out the flow's own scatter, and two runs of the STL silo that differ by round-off only gave W
+#     granular flow amplifies. One run's W is known to 3-5% only (the batch-means standard error
+#     that discharge_rate.py prints): two runs of the STL silo that differ by round-off only gave W
 #     5.4% apart, two fills 2.8% (4.7% for the box silo; docs/GRANULAR.md, "STL walls against boxes"); with a scatter of
-#     about 3% per run, the difference of two means of two is 10% at about 3 standard deviations;
+#     about 3-4% per run, the difference of two means of two is 10% at about 3 standard deviations;
 #  2. the dynamic angle of repose in a rotating drum (756 spheres, 1.5 s) rises with friction:
 #     mu = 0.8 against mu = 0.2, by more than 5 degrees (both angles printed).
 # Arguments: signorini binary, scratch dir. Environment: SG_MPIEXEC.
