@@ -3,8 +3,8 @@
 # the box silo (`signorini generate silo -bin box`: 5,000 spheres of d = 2 mm, rho 2500, mu 0.5, a 32 mm bin
 # with a 12 mm square orifice, SI units) measured at several dt and -solver_max_it, and W's dt -> 0
 # limit from a least-squares line W(dt) = W0 + c dt through the runs at the default budget.
-# Prints a table (W, its fit error, the deviation from W0, mean iterations, wall time) and writes
-# silo_dt.png (W against dt) in the work folder.
+# Prints a table (W, its standard error by batch means, the deviation from W0, mean iterations, wall
+# time) and writes silo_dt.png (W against dt) in the work folder.
 # Usage: bench/silo_dt.sh [signorini binary] [work dir]
 # Environment: RANKS (2), T_FINAL (0.6 s), WINDOW ("0.2 0.6" s), DTS ("240 480 1000 2000 4000": 1/dt),
 #              BUDGETS ("100 300": -solver_max_it, at the two largest dt), GEN_ARGS (generate options; default -bin box)
@@ -56,7 +56,7 @@ A = np.vstack([dt, np.ones_like(dt)]).T / E[:, None]
 (c, W0), *_ = np.linalg.lstsq(A, W / E, rcond=None)
 cov = np.linalg.inv(A.T @ A)
 print(f'dt -> 0 limit (weighted line through the budget-100 runs): W0 = {W0 * 1e3:.3f} +- {np.sqrt(cov[1, 1]) * 1e3:.3f} g/s')
-print(f'{"1/dt":>6s} {"budget":>6s} {"W (g/s)":>9s} {"fit err":>8s} {"W/W0-1":>8s} {"iters":>6s} {"conv":>5s} {"recov":>5s} {"wall s":>7s}')
+print(f'{"1/dt":>6s} {"budget":>6s} {"W (g/s)":>9s} {"std err":>8s} {"W/W0-1":>8s} {"iters":>6s} {"conv":>5s} {"recov":>5s} {"wall s":>7s}')
 for inv, budget, w, err, its, conv, rec, wall in rows:
     print(f'{inv:6d} {budget:6d} {w * 1e3:9.3f} {err * 1e3:8.3f} {w / W0 - 1:+8.3%} {its:6.1f} {conv:5.2f} {rec:5d} {wall:7.1f}')
 import matplotlib
