@@ -7,7 +7,7 @@
 #    mean reported error lies within 20% of the fitted W's spread over the discharges (the sample
 #    spread of 2,000 is known to 1.6%; batch means of 5 blocks, 4 degrees of freedom, read low by 6% on
 #    average, and by more where the rate stays correlated over a block: 0.7 at 0.03 s). The error from
-#    the line's residuals alone reads 4-7x low on such data: the test fails on it;
+#    the line's residuals alone reads about 6x low on such data (0.17): the test fails on it;
 #  - fit_across's errors of the exponent, C and k are their spreads over 2,000 sweeps of five orifices
 #    whose W scatter by their stated errors (within 10%), and its estimates are unbiased where the W are
 #    exact (Beverloo's law with C = 0.58, k = 1.5: the exponent 2.5, C and k to 1e-9).
